@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages scalewise needs, only those that are missing.
+# Usage: setup-system.sh [group...]   groups: core (default), browser, slurm
+set -euo pipefail
+
+core="make gcc gfortran pkg-config zlib1g-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev"
+browser="chromium"
+slurm="slurm-wlm slurmctld slurmd slurm-client munge"
+
+wanted=""
+for g in "${@:-core}"; do
+    case "$g" in
+        core) wanted="$wanted $core" ;;
+        browser) wanted="$wanted $browser" ;;
+        slurm) wanted="$wanted $slurm" ;;
+        *) echo "setup-system: unknown package group '$g'" >&2; exit 2 ;;
+    esac
+done
+
+missing=""
+for p in $wanted; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup-system: missing Debian packages:$missing (run as root, or install them)" >&2
+    exit 1
+fi
+echo "setup-system: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,43 @@
+"""The `scalewise` command: a thin shell over the library.
+
+Every user error (ScalewiseError) is printed as one line on stderr with a
+non-zero exit status; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from scalewise._version import __version__
+from scalewise.errors import ScalewiseError
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ScalewiseError as exc:
+            click.echo(f"scalewise: error: {exc}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="scalewise")
+def cli() -> None:
+    """Profile MPI applications, run benchmark campaigns, report how they scale."""
+
+
+def _register() -> None:
+    # Explicit list: a command exists because it is named here, not found by globbing.
+    from scalewise.cli import run, show
+
+    cli.add_command(run.run)
+    cli.add_command(show.summary)
+
+
+_register()
+
+if __name__ == "__main__":
+    cli()

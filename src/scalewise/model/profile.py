@@ -1,0 +1,105 @@
+"""Profile: one profiled MPI job, as tidy pandas frames.
+
+Built only by readers (``scalewise.logfile``) or directly from frames (tests,
+synthetic data).  No I/O and no plotting here.
+
+Frames (times in seconds, sizes in bytes):
+
+``ranks``      one row per rank present: rank, host, pid, wall, mpi_time,
+               compute_time, maxrss, nthreads, partial
+``functions``  one row per (rank, function called): rank, function, fclass,
+               calls, time, tmin, tmax, bytes
+``hist``       one row per non-empty (rank, function, bin): rank, function,
+               bin, lo, hi, count.  Bin 0 holds 0-byte messages; bin k >= 1
+               holds sizes in [2**(k-1), 2**k).
+``p2p``        one row per (src, dst) pair with traffic, in MPI_COMM_WORLD
+               ranks: src, dst, messages, bytes
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
+FUNCTION_COLUMNS = ["rank", "function", "fclass", "calls", "time", "tmin", "tmax", "bytes"]
+HIST_COLUMNS = ["rank", "function", "bin", "lo", "hi", "count"]
+P2P_COLUMNS = ["src", "dst", "messages", "bytes"]
+
+
+def bin_bounds(b: int) -> tuple[int, int]:
+    """Half-open byte range [lo, hi) of log2 histogram bin ``b``."""
+    if b == 0:
+        return 0, 1
+    return 1 << (b - 1), 1 << b
+
+
+def size_bin(nbytes: int) -> int:
+    """Histogram bin of a message of ``nbytes`` (the runtime's rule)."""
+    return int(nbytes).bit_length()
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One job.  ``meta`` holds the job-wide metadata of the log."""
+
+    meta: dict[str, Any]
+    ranks: pd.DataFrame
+    functions: pd.DataFrame
+    hist: pd.DataFrame
+    p2p: pd.DataFrame
+    path: str | None = None
+    flags: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def nranks(self) -> int:
+        """World size of the job (ranks present may be fewer in a partial log)."""
+        return int(self.meta.get("nranks", len(self.ranks)))
+
+    @property
+    def partial(self) -> bool:
+        """True when some rank hit a memory cap or the job did not finalize."""
+        return "partial" in self.flags or bool(self.ranks["partial"].any())
+
+    @property
+    def aborted(self) -> bool:
+        return "aborted" in self.flags
+
+    def function_totals(self) -> pd.DataFrame:
+        """Per function over all ranks: calls, time, bytes, tmin, tmax, fclass."""
+        f = self.functions
+        if f.empty:
+            return pd.DataFrame(columns=["function", "fclass", "calls", "time", "bytes", "tmin", "tmax"]).set_index("function")
+        g = f.groupby("function", sort=False)
+        out = g.agg(fclass=("fclass", "first"), calls=("calls", "sum"), time=("time", "sum"),
+                    bytes=("bytes", "sum"), tmin=("tmin", "min"), tmax=("tmax", "max"))
+        return out.sort_values("time", ascending=False)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The documented JSON view (docs/json-schema.md)."""
+        per_rank: dict[int, dict[str, Any]] = {}
+        for r in self.ranks.itertuples(index=False):
+            per_rank[int(r.rank)] = {
+                "rank": int(r.rank), "host": r.host, "pid": int(r.pid), "wall": float(r.wall),
+                "mpi_time": float(r.mpi_time), "compute_time": float(r.compute_time),
+                "maxrss": int(r.maxrss), "partial": bool(r.partial), "functions": {},
+            }
+        for f in self.functions.itertuples(index=False):
+            per_rank[int(f.rank)]["functions"][f.function] = {
+                "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes),
+                "tmin": float(f.tmin), "tmax": float(f.tmax), "histogram": {},
+            }
+        for h in self.hist.itertuples(index=False):
+            per_rank[int(h.rank)]["functions"][h.function]["histogram"][str(int(h.bin))] = int(h.count)
+        return {
+            "format": self.meta.get("format"),
+            "meta": self.meta,
+            "partial": self.partial,
+            "aborted": self.aborted,
+            "nranks": self.nranks,
+            "ranks": [per_rank[k] for k in sorted(per_rank)],
+            "p2p": [{"src": int(p.src), "dst": int(p.dst), "messages": int(p.messages), "bytes": int(p.bytes)}
+                    for p in self.p2p.itertuples(index=False)],
+        }
