@@ -1,0 +1,127 @@
+"""Checks across keys of a study, after pydantic has checked each key alone.
+
+Each check raises the first problem as ``file:line: key: reason`` through
+:meth:`Source.error`, so a user fixes one thing at a time, in file order.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from scalewise.campaign.settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS
+from scalewise.campaign.source import Source
+from scalewise.campaign.study import Study
+
+STANDARD_AXES = ("nodes", "ranks", "ranks_per_node", "threads", "mpi", "transport", "params")
+# Axes every run has even when the file does not sweep them.
+IMPLICIT_AXES = ("app", "variant")
+RUN_PLACEHOLDERS = {"app", "variant", "flags", "mpi", "transport", "params", "nodes", "ranks",
+                    "ranks_per_node", "threads", "repetition", "run_id", "rundir", "workdir", "builddir"}
+BUILD_PLACEHOLDERS = {"app", "variant", "flags", "mpi", "workdir", "builddir", "mpicc", "mpicxx", "mpifort"}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_study(study: Study, src: Source) -> None:
+    """Raise the first cross-key problem of ``study``."""
+    _check_custom_axes(study, src)
+    _check_ranks(study, src)
+    _check_named(study, src, "transport", "transports", BUILTIN_TRANSPORTS, study.transports)
+    _check_named(study, src, "params", "parameter_sets", BUILTIN_PARAMS, study.parameter_sets)
+    _check_zip(study, src)
+    _check_exclude(study, src)
+    _check_placeholders(study, src)
+
+
+def _check_custom_axes(study: Study, src: Source) -> None:
+    for name, values in study.axes.custom().items():
+        path = ("axes", name)
+        if not _IDENT.match(name) or name in RUN_PLACEHOLDERS or name in IMPLICIT_AXES:
+            raise src.error(path, "custom axis names must be identifiers not used by scalewise")
+        if not isinstance(values, list) or not values:
+            raise src.error(path, f"expected a non-empty list of values, got {values!r}")
+        for i, v in enumerate(values):
+            if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+                raise src.error(path + (i,), f"axis values must be strings or numbers, got {v!r}")
+        if len({str(v) for v in values}) != len(values):
+            raise src.error(path, f"values must not repeat, got {values!r}")
+
+
+def _check_ranks(study: Study, src: Source) -> None:
+    axes = study.axes
+    if axes.ranks is not None and axes.ranks_per_node is not None:
+        raise src.error(("axes", "ranks_per_node"), "give either 'ranks' (total) or 'ranks_per_node', not both")
+
+
+def _check_named(study: Study, src: Source, axis: str, section: str, builtin: dict, defined: dict) -> None:
+    known = set(builtin) | set(defined)
+    for i, name in enumerate(getattr(study.axes, axis)):
+        if name not in known:
+            raise src.error(("axes", axis, i), f"unknown {axis} {name!r} (defined: {', '.join(sorted(known))}; "
+                            f"define it under '{section}')")
+
+
+def axis_values(study: Study) -> dict[str, list]:
+    """Every swept axis (standard ones the file sets, then custom) with its values."""
+    data = study.axes.model_dump(exclude_none=True)
+    out = {name: data[name] for name in STANDARD_AXES if name in data}
+    out.update(study.axes.custom())
+    return out
+
+
+def _check_zip(study: Study, src: Source) -> None:
+    axes = axis_values(study)
+    seen: set[str] = set()
+    for g, group in enumerate(study.zip):
+        path = ("zip", g)
+        if len(group) < 2:
+            raise src.error(path, "a zip group needs at least two axes")
+        for name in group:
+            if name not in axes:
+                raise src.error(path, f"unknown axis {name!r} (axes: {', '.join(axes)})")
+            if name in seen:
+                raise src.error(path, f"axis {name!r} is in more than one zip group")
+            seen.add(name)
+        lengths = {name: len(axes[name]) for name in group}
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+            raise src.error(path, f"zipped axes must have the same number of values ({shown})")
+
+
+def _check_exclude(study: Study, src: Source) -> None:
+    axes = axis_values(study)
+    allowed = set(axes) | set(IMPLICIT_AXES) | {"ranks"}
+    for e, rule in enumerate(study.exclude):
+        if not rule:
+            raise src.error(("exclude", e), "an exclude rule needs at least one axis: value")
+        for name in rule:
+            if name not in allowed:
+                raise src.error(("exclude", e, name), f"unknown axis {name!r} (axes: {', '.join(sorted(allowed))})")
+
+
+def _check_placeholders(study: Study, src: Source) -> None:
+    custom = set(study.axes.custom())
+    for app_name, app in study.applications.items():
+        base = ("applications", app_name)
+        for i, arg in enumerate(app.command):
+            _check_template(arg, RUN_PLACEHOLDERS | custom, src, base + ("command", i))
+        for s, step in enumerate(app.build):
+            for i, arg in enumerate(step):
+                _check_template(arg, BUILD_PLACEHOLDERS, src, base + ("build", s, i))
+        if app.fom.source == "regex" and not app.fom.pattern:
+            raise src.error(base + ("fom",), "source 'regex' needs a 'pattern'")
+
+
+def placeholders(template: str) -> list[str]:
+    """Names used as ``{name}`` in ``template`` (``{{``/``}}`` are literal braces)."""
+    return [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+
+
+def _check_template(template: str, known: set[str], src: Source, path: tuple) -> None:
+    try:
+        names = placeholders(template)
+    except ValueError as exc:
+        raise src.error(path, f"malformed placeholder in {template!r}: {exc}") from None
+    for name in names:
+        if name not in known:
+            raise src.error(path, f"unknown placeholder {{{name}}} (known: {', '.join(sorted(known))})")

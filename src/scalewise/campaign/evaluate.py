@@ -1,0 +1,135 @@
+"""Decide whether a finished launch was a good run, and read its figure of merit.
+
+A run is ``ok`` only if every one of these holds, checked in this order (the
+first failure becomes the recorded reason):
+1. the launch ended by itself (else ``timeout``) and exited 0;
+2. the MPI world had exactly the ranks asked for: the profile log's
+   ``nranks`` when profiling, else the world-size probe; and any
+   ``SCALEWISE_RESULT`` line agrees (``ranks=P``);
+3. the application did not report ``status=FAIL``;
+4. the figure of merit could be read.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from scalewise import load as load_profile
+from scalewise.campaign.study import Fom
+from scalewise.errors import ScalewiseError
+from scalewise.launch.base import Outcome
+from scalewise.launch.probe import read_probe
+
+RESULT_TAG = "SCALEWISE_RESULT"
+
+
+def result_lines(text: str) -> list[dict[str, str]]:
+    """Every ``SCALEWISE_RESULT key=value ...`` line of ``text`` as a dict."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith(RESULT_TAG + " "):
+            try:
+                tokens = shlex.split(line[len(RESULT_TAG):])
+            except ValueError:
+                tokens = line[len(RESULT_TAG):].split()
+            out.append(dict(t.split("=", 1) for t in tokens if "=" in t))
+    return out
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str | None = None
+    world_size: int | None = None
+    hosts: list[str] | None = None
+    fom: float | None = None
+    fom_name: str | None = None
+    fom_unit: str | None = None
+    higher_is_better: bool | None = None
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_fom(spec: Fom, stdout: str, results: list[dict[str, str]], wall: float | None) -> tuple[float | None, str, str | None, bool, str | None]:
+    """(value, name, unit, higher_is_better, problem) of the figure of merit."""
+    if spec.source == "wall":
+        return wall, spec.name if spec.name != "fom" else "wall", spec.unit or "s", spec.higher_is_better, None
+    if spec.source == "regex":
+        matches = list(re.finditer(spec.pattern, stdout, re.MULTILINE))
+        value = _number(matches[-1].group(1)) if matches else None
+        problem = None if value is not None else f"figure of merit not found: no number matched /{spec.pattern}/"
+        return value, spec.name, spec.unit, spec.higher_is_better, problem
+    if not results:
+        return None, spec.name, spec.unit, spec.higher_is_better, f"figure of merit not found: no {RESULT_TAG} line"
+    last = results[-1]
+    value = _number(last.get("fom"))
+    hib = last.get("higher_is_better", "1" if spec.higher_is_better else "0") == "1"
+    problem = None if value is not None else f"figure of merit not found: {RESULT_TAG} line has fom={last.get('fom')!r}"
+    return value, spec.name, last.get("fom_unit", spec.unit), hib, problem
+
+
+def world_from_profile(path: Path) -> tuple[int | None, list[str] | None, str | None]:
+    """(world size, hosts, problem) from a profile log."""
+    if not path.is_file():
+        return None, None, f"profile log {path.name} was not written (did the profiler load into the ranks?)"
+    try:
+        profile = load_profile(path)
+    except (ScalewiseError, OSError) as exc:
+        return None, None, f"profile log unreadable: {exc}"
+    hosts = sorted({str(h) for h in profile.ranks["host"]}) if "host" in profile.ranks else None
+    return profile.nranks, hosts, None
+
+
+def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Path | None,
+          probe_dir: Path | None) -> Verdict:
+    """The verdict on one launch (see the module docstring for the rules)."""
+    results = result_lines(stdout)
+    value, name, unit, hib, fom_problem = read_fom(spec, stdout, results, outcome.wall)
+    world, hosts, world_problem = _world(asked, profile_path, probe_dir)
+    verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib)
+    if outcome.timed_out:
+        verdict.status, verdict.reason = "timeout", outcome.reason or "timed out"
+    elif outcome.exit_code != 0:
+        verdict.status = "failed"
+        verdict.reason = outcome.reason or _exit_reason(outcome.exit_code)
+    elif world_problem:
+        verdict.status, verdict.reason = "failed", world_problem
+    elif bad := [r for r in results if r.get("ranks") not in (None, str(asked))]:
+        verdict.status = "failed"
+        verdict.reason = f"world size mismatch: asked for {asked} ranks, application reported ranks={bad[0]['ranks']}"
+    elif any(r.get("status") == "FAIL" for r in results):
+        check = next((r.get("check") for r in results if r.get("status") == "FAIL"), None)
+        verdict.status, verdict.reason = "failed", f"application reported status=FAIL (check={check})"
+    elif fom_problem:
+        verdict.status, verdict.reason = "failed", fom_problem
+    return verdict
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "the launch did not report an exit status"
+    if code < 0:
+        return f"launcher killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _world(asked: int, profile_path: Path | None, probe_dir: Path | None) -> tuple[int | None, list[str] | None, str | None]:
+    if profile_path is not None:
+        world, hosts, problem = world_from_profile(profile_path)
+        if problem is None and world != asked:
+            problem = f"world size mismatch: asked for {asked} ranks, the profile log reports {world}"
+        return world, hosts, problem
+    if probe_dir is not None:
+        report = read_probe(probe_dir)
+        sizes = {size for _, size, _ in report.entries}
+        world = sizes.pop() if len(sizes) == 1 else None
+        return world, report.hosts or None, report.problem(asked)
+    return None, None, None

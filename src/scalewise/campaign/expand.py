@@ -1,0 +1,154 @@
+"""Turn a study into its ordered list of runs, each with a stable run ID.
+
+The matrix is the product of every axis (zipped axes move together), minus
+excluded combinations, for every application and build variant, repeated.
+Repetitions are the outermost loop: the first full pass over the matrix
+finishes before any second repetition starts, so slow drift of the machine
+spreads over every configuration instead of biasing one.
+
+Run ID = hash of what the run *is*: its own settings (names and the MCA/CVAR/
+environment values they stand for, the command template) and its repetition
+index.  Adding a value to an axis adds runs without renaming existing ones;
+settings at their default value (1 node, 1 thread, transport/params
+``default``) are left out of the hash so that introducing such an axis later
+keeps IDs too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from scalewise.campaign.checks import axis_values
+from scalewise.campaign.settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS, MpiSettings
+from scalewise.campaign.study import LoadedStudy, Study
+
+_DEFAULTS = {"nodes": 1, "threads": 1, "transport": "default", "params": "default", "variant": "default"}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of the plan: everything needed to launch it and to record it."""
+
+    run_id: str
+    position: int
+    app: str
+    variant: str
+    mpi: str
+    transport: str
+    params: str
+    nodes: int
+    ranks: int
+    ranks_per_node: int | None
+    threads: int
+    repetition: int
+    custom: tuple[tuple[str, object], ...] = ()
+    # (kind, name, value) with kind in mca | cvar | env, in the order applied.
+    applied: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)
+
+    def settings(self) -> dict[str, object]:
+        """Every setting of the run, standard and custom, by axis name."""
+        out = {"app": self.app, "variant": self.variant, "mpi": self.mpi, "transport": self.transport,
+               "params": self.params, "nodes": self.nodes, "ranks": self.ranks,
+               "ranks_per_node": self.ranks_per_node, "threads": self.threads}
+        out.update(self.custom)
+        return out
+
+    def label(self) -> str:
+        """Short human description for progress lines."""
+        parts = [self.app, f"mpi={self.mpi}", f"ranks={self.ranks}"]
+        parts += [f"nodes={self.nodes}"] if self.nodes != 1 else []
+        parts += [f"threads={self.threads}"] if self.threads != 1 else []
+        parts += [f"{k}={getattr(self, k)}" for k in ("transport", "params", "variant") if getattr(self, k) != "default"]
+        parts += [f"{k}={v}" for k, v in self.custom]
+        return " ".join(parts) + f" rep={self.repetition}"
+
+
+def expand(loaded: LoadedStudy) -> list[RunSpec]:
+    """The study's runs in execution order."""
+    study = loaded.model
+    combos = [c for c in _combinations(study) if not _excluded(c, study.exclude)]
+    if not combos:
+        raise loaded.source.error(("exclude",), "every combination is excluded: the study has no runs")
+    runs = []
+    for rep in range(study.repetitions):
+        for combo in combos:
+            runs.append(_make_run(study, combo, rep, len(runs)))
+    for run in runs:
+        if run.ranks < run.nodes:
+            key = "ranks" if study.axes.ranks is not None else "nodes"
+            raise loaded.source.error(("axes", key), f"{run.ranks} ranks cannot fill {run.nodes} nodes; "
+                                      "zip ranks with nodes, exclude the combination or use ranks_per_node")
+    return runs
+
+
+def _combinations(study: Study) -> list[dict]:
+    axes = axis_values(study)
+    if "ranks" not in axes and "ranks_per_node" not in axes:
+        axes["ranks"] = [1]
+    factors: list[list[dict]] = []
+    zipped = {name for group in study.zip for name in group}
+    for group in study.zip:
+        factors.append([dict(zip(group, values)) for values in zip(*(axes[n] for n in group))])
+    for name, values in axes.items():
+        if name not in zipped:
+            factors.append([{name: v} for v in values])
+    app_factor = [{"app": a, "variant": v} for a, app in study.applications.items() for v in app.variants]
+    out = []
+    for parts in itertools.product(app_factor, *factors):
+        combo: dict = {}
+        for part in parts:
+            combo.update(part)
+        nodes = combo.get("nodes", 1)
+        if "ranks_per_node" in combo:
+            combo["ranks"] = nodes * combo["ranks_per_node"]
+        out.append(combo)
+    return out
+
+
+def _excluded(combo: dict, rules: list[dict]) -> bool:
+    for rule in rules:
+        if all(_text(combo.get(k, _DEFAULTS.get(k))) in _texts(v) for k, v in rule.items()):
+            return True
+    return False
+
+
+def _text(v: object) -> str:
+    return str(v)
+
+
+def _texts(v: object) -> set[str]:
+    return {str(x) for x in v} if isinstance(v, list) else {str(v)}
+
+
+def resolve_settings(study: Study, kind: str, name: str) -> MpiSettings:
+    """The transport or parameter set called ``name`` (study definitions win over built-ins)."""
+    if kind == "transport":
+        return study.transports.get(name) or BUILTIN_TRANSPORTS[name]
+    return study.parameter_sets.get(name) or BUILTIN_PARAMS[name]
+
+
+def _make_run(study: Study, combo: dict, rep: int, position: int) -> RunSpec:
+    app = study.applications[combo["app"]]
+    variant = app.variants[combo["variant"]]
+    mpi = combo.get("mpi", "openmpi")
+    transport, params = combo.get("transport", "default"), combo.get("params", "default")
+    applied = [("env", k, v) for k, v in sorted(app.env.items())]
+    applied += [("env", k, v) for k, v in sorted(variant.env.items())]
+    applied += resolve_settings(study, "transport", transport).applied(mpi)
+    applied += resolve_settings(study, "params", params).applied(mpi)
+    custom = tuple((k, combo[k]) for k in study.axes.custom())
+    run = dict(app=combo["app"], variant=combo["variant"], mpi=mpi, transport=transport, params=params,
+               nodes=combo.get("nodes", 1), ranks=combo["ranks"], ranks_per_node=combo.get("ranks_per_node"),
+               threads=combo.get("threads", 1), repetition=rep, custom=custom)
+    identity = {k: v for k, v in run.items() if k != "custom" and _DEFAULTS.get(k, object()) != v and v is not None}
+    identity.update({f"axis.{k}": v for k, v in custom})
+    identity["command"] = app.command
+    if applied:
+        identity["applied"] = applied
+    if variant.flags:
+        identity["flags"] = variant.flags
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return RunSpec(run_id=digest, position=position, applied=tuple(applied), **run)

@@ -1,0 +1,125 @@
+"""Where a job runs (Scheduler) and how its ranks start (Launcher), kept apart.
+
+A scheduler (local, slurm) owns the job's life: starting it, waiting with a
+timeout, reporting how it ended.  A launcher (mpirun, mpiexec, srun) only
+turns a :class:`Job` into the argument list and environment that start the
+ranks.  Each has a small registry filled by ``@register`` decorators, so a
+name in a file or on the command line picks the class.
+
+Everything is an argument list: nothing a user wrote ever passes through a
+shell unquoted.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scalewise.errors import ScalewiseError
+
+
+@dataclass
+class Job:
+    """One MPI launch: what to start, with how many ranks, where its output goes."""
+
+    name: str
+    app_argv: list[str]
+    mpi: str
+    ranks: int
+    nodes: int = 1
+    threads: int = 1
+    # Full environment of the launch (inherited + what the run sets).
+    env: dict[str, str] = field(default_factory=dict)
+    # Names of the variables the run itself sets (launchers forward these to remote ranks).
+    exported: list[str] = field(default_factory=list)
+    mca: dict[str, str] = field(default_factory=dict)
+    rundir: Path = Path(".")
+    stdout: Path = Path("stdout")
+    stderr: Path = Path("stderr")
+    timeout: float = 600.0
+
+
+@dataclass
+class Launch:
+    """A launcher's answer: the command and the environment to run it with."""
+
+    argv: list[str]
+    env: dict[str, str]
+
+
+@dataclass
+class Outcome:
+    """How a job ended, as seen by the scheduler."""
+
+    exit_code: int | None
+    timed_out: bool
+    started_at: str
+    ended_at: str
+    wall: float | None
+    command: list[str]
+    reason: str | None = None
+    job_id: str | None = None
+    hosts: list[str] | None = None
+
+
+class Launcher(ABC):
+    """Builds the command that starts the ranks of a job."""
+
+    name = ""
+
+    @abstractmethod
+    def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
+        """The argument list and environment that start ``job``'s ranks."""
+
+
+class Scheduler(ABC):
+    """Runs jobs somewhere and waits for them."""
+
+    name = ""
+
+    def check(self, runs: list) -> None:
+        """Raise :class:`ScalewiseError` if some planned run cannot go through this scheduler."""
+
+    @abstractmethod
+    def launcher_for(self, mpi: str) -> Launcher:
+        """The launcher this scheduler uses for an ``mpi`` job."""
+
+    @abstractmethod
+    def run(self, job: Job) -> Outcome:
+        """Start ``job``, wait for it (never longer than its timeout) and report how it ended."""
+
+
+LAUNCHERS: dict[str, type[Launcher]] = {}
+SCHEDULERS: dict[str, type[Scheduler]] = {}
+
+
+def register_launcher(name: str):
+    """Class decorator: make a launcher available by ``name``."""
+    def add(cls: type[Launcher]) -> type[Launcher]:
+        cls.name = name
+        LAUNCHERS[name] = cls
+        return cls
+    return add
+
+
+def register_scheduler(name: str):
+    """Class decorator: make a scheduler available by ``name``."""
+    def add(cls: type[Scheduler]) -> type[Scheduler]:
+        cls.name = name
+        SCHEDULERS[name] = cls
+        return cls
+    return add
+
+
+def get_launcher(name: str) -> Launcher:
+    if name not in LAUNCHERS:
+        raise ScalewiseError(f"unknown launcher '{name}' (known: {', '.join(sorted(LAUNCHERS))})")
+    return LAUNCHERS[name]()
+
+
+def get_scheduler(name: str, **options) -> Scheduler:
+    if name not in SCHEDULERS:
+        raise ScalewiseError(f"unknown scheduler '{name}' (known: {', '.join(sorted(SCHEDULERS))})")
+    return SCHEDULERS[name](**options)
+

@@ -1,0 +1,30 @@
+"""Slurm's srun as the rank starter, with the PMI plugin each MPI needs.
+
+Debian's Open MPI has no PMI-1/2 support, so it needs ``--mpi=pmix``; MPICH
+needs ``--mpi=pmi2`` (under ``--mpi=pmix`` it starts N single-rank worlds and
+still exits 0).  MCA parameters travel as ``OMPI_MCA_*`` variables because srun
+has no ``--mca`` option.
+"""
+
+from __future__ import annotations
+
+from scalewise.errors import ScalewiseError
+from scalewise.launch.base import Job, Launch, Launcher, register_launcher
+
+PMI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+
+
+@register_launcher("srun")
+class Srun(Launcher):
+    """``srun --mpi=<pmi> -N nodes -n P -c threads --export=ALL app``."""
+
+    def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
+        if job.mpi not in PMI_PLUGIN:
+            raise ScalewiseError(f"srun cannot start {job.mpi} ranks (known: {', '.join(PMI_PLUGIN)})")
+        argv = ["srun", f"--mpi={PMI_PLUGIN[job.mpi]}", "-N", str(job.nodes), "-n", str(job.ranks),
+                "-c", str(job.threads), "--export=ALL"]
+        if oversubscribe:
+            argv.append("--overcommit")
+        env = dict(job.env)
+        env.update({f"OMPI_MCA_{name}": value for name, value in job.mca.items()})
+        return Launch(argv + list(job.app_argv), env)
