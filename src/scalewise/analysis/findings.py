@@ -54,6 +54,7 @@ class ProfileAnalysis:
     matrix: CommMatrix
     neighbourhood: Neighbourhood
     volume: DataVolume
+    total_calls: int
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -62,6 +63,7 @@ class ProfileAnalysis:
         b, v, nb, m = self.breakdown, self.volume, self.neighbourhood, self.matrix
         return _clean({
             "run": self.run,
+            "total_calls": self.total_calls,
             "breakdown": {
                 "total_wall": b.total_wall, "total_mpi": b.total_mpi, "total_compute": b.total_compute,
                 "mpi_share": b.mpi_share, "wall": asdict(b.wall), "mpi": asdict(b.mpi),
@@ -273,6 +275,7 @@ def analyse(profile: Profile) -> ProfileAnalysis:
         matrix=comm_matrix(profile),
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),
+        total_calls=int(functions["calls"].sum()) if not functions.empty else 0,
     )
     a.notes.extend(profile_notes(profile, a))
     rules = [_bound(a), *_dominant(a), _calls(a), _overlap(a), _imbalance(a), _sizes(a), _locality(a), _volume(a)]

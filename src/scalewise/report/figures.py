@@ -1,0 +1,210 @@
+"""One plotting function per profile figure (P1-P6 of the reference list).
+
+Each function takes analysis results and returns a matplotlib Figure; none
+computes a statistic.  Figures are built with the object-oriented API (no
+pyplot state), so rendering is safe to repeat and needs no display.
+
+Per-rank figures switch from one bar per rank to a curve over the ranks
+ordered by the analysis (sorted by MPI share or by bytes) once bars would be
+thinner than a few pixels; the curve keeps every rank and still reads at
+16,384 ranks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+
+from scalewise.analysis.breakdown import TimeBreakdown
+from scalewise.analysis.matrix import CommMatrix, Neighbourhood
+from scalewise.analysis.sizes import SizeDistribution, human_bytes
+from scalewise.analysis.volume import DataVolume
+
+# Up to this many ranks a per-rank figure draws one bar per rank.
+MAX_BARS = 64
+# Function figures show this many functions, busiest first; tables list them all.
+MAX_FUNCTIONS = 15
+COMPUTE = "#8fb3d9"
+MPI = "#c8413b"
+CLASS_COLOURS = {
+    "p2p": "#3b75af", "collective": "#c8413b", "wait": "#e6952e", "test": "#f2c45a", "rma": "#7b5ea7",
+    "io": "#5a9e6f", "comm": "#8c8c8c", "init": "#b0b0b0", "other": "#d0d0d0",
+}
+_BYTES = FuncFormatter(lambda v, _pos: human_bytes(v))
+
+
+def _figure(width: float = 8.0, height: float = 3.6) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.set_dpi(100)
+    return fig
+
+
+def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
+    """P1: MPI vs compute time per rank, ranks ordered by MPI share of their wall time."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    s = b.sorted_by_mpi
+    if len(s) <= MAX_BARS:
+        x = np.arange(len(s))
+        ax.bar(x, s["compute_time"], color=COMPUTE, label="compute", width=0.8)
+        ax.bar(x, s["mpi_time"], bottom=s["compute_time"], color=MPI, label="MPI", width=0.8)
+        ax.set_xticks(x, [str(r) for r in s["rank"]], fontsize=7 if len(s) > 24 else 9,
+                      rotation=90 if len(s) > 24 else 0)
+        ax.set_xlabel("rank (ordered by MPI share)")
+    else:
+        x = s["order"].to_numpy()
+        top = s["compute_time"].to_numpy() + s["mpi_time"].to_numpy()
+        # Rasterised: as vectors, thousands of steps make a multi-megabyte SVG.
+        ax.fill_between(x, 0, s["compute_time"], color=COMPUTE, label="compute", step="mid", linewidth=0, rasterized=True)
+        ax.fill_between(x, s["compute_time"], top, color=MPI, label="MPI", step="mid", linewidth=0, rasterized=True)
+        ax.set_xlim(0, max(len(s) - 1, 1))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(f"{len(s):,} ranks ordered by MPI share (position, not rank id)")
+    ax.set_ylabel("seconds")
+    ax.set_title(f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    return fig
+
+
+def _function_bars(ax, names, values, classes, xlabel, labels):
+    y = np.arange(len(names))[::-1]
+    ax.barh(y, values, color=[CLASS_COLOURS.get(c, "#999999") for c in classes])
+    ax.set_yticks(y, names, fontsize=8)
+    for yy, v, text in zip(y, values, labels):
+        ax.text(v, yy, " " + text, va="center", fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.margins(x=0.18)
+
+
+def p2_time_per_function(functions) -> Figure:
+    """P2: time per MPI function as % of wall time and % of MPI time."""
+    top = functions.head(MAX_FUNCTIONS)
+    fig = _figure(9.0, 0.9 + 0.28 * max(len(top), 3))
+    left, right = fig.subplots(1, 2, sharey=True)
+    _function_bars(left, top["function"], top["pct_wall"], top["fclass"], "% of wall time (all ranks)",
+                   [f"{v:.1f}%" for v in top["pct_wall"]])
+    _function_bars(right, top["function"], top["pct_mpi"], top["fclass"], "% of MPI time",
+                   [f"{v:.1f}%" for v in top["pct_mpi"]])
+    right.tick_params(labelleft=False)
+    fig.suptitle("Time per MPI function (colour = class)", fontsize=10)
+    return fig
+
+
+def p3_calls_per_function(calls) -> Figure:
+    """P3: number of calls per MPI function and its % of all calls."""
+    top = calls.head(MAX_FUNCTIONS)
+    fig = _figure(8.0, 0.9 + 0.28 * max(len(top), 3))
+    ax = fig.add_subplot()
+    _function_bars(ax, top["function"], top["calls"], top["fclass"], "calls (all ranks)",
+                   [f"{c:,} ({p:.1f}%)" for c, p in zip(top["calls"], top["pct_calls"])])
+    ax.set_title("Calls per MPI function", fontsize=10)
+    return fig
+
+
+def p4_message_sizes(d: SizeDistribution) -> Figure:
+    """P4: message-size distribution per function, incl. sizes credited to the completing Wait/Test."""
+    names = d.functions[:MAX_FUNCTIONS]
+    bins = d.bins
+    grid = np.zeros((len(names), len(bins)))
+    row, col = {n: i for i, n in enumerate(names)}, {b: j for j, b in enumerate(bins)}
+    for r in d.counts.itertuples(index=False):
+        if r.function in row:
+            grid[row[r.function], col[r.bin]] = r.count
+    labels = dict(zip(d.counts["bin"], d.counts["label"]))
+    credited = set(d.counts.loc[d.counts["credited"].astype(bool), "function"])
+    fig = _figure(max(6.0, 1.8 + 0.55 * len(bins)), 1.2 + 0.35 * max(len(names), 2))
+    ax = fig.add_subplot()
+    masked = np.ma.masked_equal(grid, 0)
+    im = ax.imshow(masked, aspect="auto", cmap="viridis", norm=LogNorm(vmin=1, vmax=max(grid.max(), 1)))
+    ax.set_xticks(range(len(bins)), [labels[b] for b in bins], rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(len(names)), [f"{n} (completes)" if n in credited else n for n in names], fontsize=8)
+    if grid.size <= 400:
+        for (i, j), v in np.ndenumerate(grid):
+            if v > 0:
+                ax.text(j, i, f"{int(v):,}", ha="center", va="center", fontsize=6,
+                        color="white" if v < grid.max() ** 0.5 else "black")
+    fig.colorbar(im, ax=ax, label="messages")
+    ax.set_title("Messages per size bin", fontsize=10)
+    return fig
+
+
+def _heatmap(ax, values: np.ndarray, m: CommMatrix, what: str, fig: Figure):
+    masked = np.ma.masked_equal(values, 0)
+    vmax = max(float(values.max()), 1.0)
+    im = ax.imshow(masked, cmap="magma_r", norm=LogNorm(vmin=max(float(masked.min()) if masked.count() else 1, 1e-9), vmax=vmax),
+                   interpolation="nearest", origin="upper")
+    unit = "rank" if m.block == 1 else f"block of {m.block} ranks"
+    ax.set_xlabel(f"receiver ({unit})")
+    ax.set_ylabel(f"sender ({unit})")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+    if m.block > 1:
+        ticks = FuncFormatter(lambda v, _p: f"{int(v) * m.block}")
+        ax.xaxis.set_major_formatter(ticks)
+        ax.yaxis.set_major_formatter(ticks)
+    bar = fig.colorbar(im, ax=ax, shrink=0.85)
+    bar.set_label(what)
+    bar.ax.yaxis.set_minor_formatter(NullFormatter())  # log-scale minor labels collide with the major ones
+    if what == "bytes":
+        bar.ax.yaxis.set_major_formatter(_BYTES)
+
+
+def p5_matrix(m: CommMatrix) -> Figure:
+    """P5: point-to-point matrix, sender x receiver, bytes and message counts (block-aggregated at scale)."""
+    fig = _figure(10.0, 4.6)
+    left, right = fig.subplots(1, 2)
+    _heatmap(left, m.bytes, m, "bytes", fig)
+    _heatmap(right, m.messages, m, "messages", fig)
+    left.set_title("bytes", fontsize=9)
+    right.set_title("messages", fontsize=9)
+    scope = f"{m.nranks:,} ranks" + (f", {m.block} ranks per cell" if m.block > 1 else "")
+    fig.suptitle(f"Point-to-point matrix ({scope}); tick labels are world ranks", fontsize=10)
+    return fig
+
+
+def p5_locality(nb: Neighbourhood) -> Figure:
+    """P5: share of point-to-point bytes and messages exchanged within +-k ranks."""
+    fig = _figure(6.0, 3.0)
+    ax = fig.add_subplot()
+    w = nb.within
+    ax.plot(w["k"], 100 * w["bytes_share"], marker="o", color=MPI, label="bytes")
+    ax.plot(w["k"], 100 * w["messages_share"], marker="s", color="#3b75af", label="messages", linestyle="--")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("distance k = |receiver - sender| (ranks)")
+    ax.set_ylabel("% within +-k")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_title("How local is the point-to-point traffic", fontsize=10)
+    return fig
+
+
+def p6_data_per_rank(v: DataVolume) -> Figure:
+    """P6: data sent per rank (point-to-point, collective, one-sided) and the job total."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    s = v.sorted_by_total
+    parts = [("p2p_sent", "point-to-point", "#3b75af"), ("collective", "collective", MPI), ("rma", "one-sided", "#7b5ea7")]
+    bottom = np.zeros(len(s))
+    if len(s) <= MAX_BARS:
+        x = np.arange(len(s))
+        for col, label, colour in parts:
+            ax.bar(x, s[col], bottom=bottom, color=colour, label=label, width=0.8)
+            bottom = bottom + s[col].to_numpy()
+        ax.set_xticks(x, [str(r) for r in s["rank"]], fontsize=7 if len(s) > 24 else 9,
+                      rotation=90 if len(s) > 24 else 0)
+        ax.set_xlabel("rank (ordered by bytes)")
+    else:
+        x = s["order"].to_numpy()
+        for col, label, colour in parts:
+            top = bottom + s[col].to_numpy()
+            ax.fill_between(x, bottom, top, color=colour, label=label, step="mid", linewidth=0, rasterized=True)
+            bottom = top
+        ax.set_xlim(0, max(len(s) - 1, 1))
+        ax.set_xlabel(f"{len(s):,} ranks ordered by bytes (position, not rank id)")
+    ax.yaxis.set_major_formatter(_BYTES)
+    ax.set_ylabel("bytes sent")
+    ax.set_title(f"Data per rank; {human_bytes(v.total)} in total over all ranks", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    return fig
