@@ -35,6 +35,7 @@ def _register() -> None:
 
     cli.add_command(run.run)
     cli.add_command(show.summary)
+    cli.add_command(show.report)
 
 
 _register()
