@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Generate the MPI wrappers and the function-name table from spec/mpi.toml.
+
+Stdlib only.  Usage: genwrap.py SPEC OUTDIR [--mpi-version X.Y]
+
+Writes OUTDIR/wrappers.c (one wrapper per function, defining both MPI_x and
+PMPI_x) and OUTDIR/functions.h (the function ids and the name/class tables
+written into every log).  Output is deterministic: the same spec gives the
+same bytes.  Errors name the spec entry and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
+KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
+        "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
+        "type_free", "lifecycle", "since"}
+LIFECYCLES = {"init", "init_thread", "finalize", "abort", "pcontrol"}
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+class SpecError(Exception):
+    pass
+
+
+@dataclass
+class Param:
+    decl: str
+    name: str
+
+
+@dataclass
+class Function:
+    name: str
+    index: int
+    params: list[Param]
+    variadic: bool
+    rule: dict
+
+    @property
+    def args(self) -> str:
+        decls = [p.decl for p in self.params] + (["..."] if self.variadic else [])
+        return ", ".join(decls) if decls else "void"
+
+    @property
+    def call(self) -> str:
+        return ", ".join(p.name for p in self.params)
+
+
+def parse_params(fn: str, args: str) -> tuple[list[Param], bool]:
+    params, variadic = [], False
+    for raw in (a.strip() for a in args.split(",")):
+        if raw == "...":
+            variadic = True
+            continue
+        if raw in ("", "void"):
+            continue
+        m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])*\s*$", raw)
+        if not m:
+            raise SpecError(f"{fn}.args: cannot find the parameter name in '{raw}'")
+        params.append(Param(raw, m.group(1)))
+    return params, variadic
+
+
+def split_names(fn: str, key: str, value: str, params: list[Param], count: int | None = None) -> list[str]:
+    names = [v.strip() for v in value.split(",")]
+    known = {p.name for p in params}
+    for n in names:
+        if n not in known:
+            raise SpecError(f"{fn}.{key}: '{n}' is not a parameter of {fn}")
+    if count is not None and len(names) != count:
+        raise SpecError(f"{fn}.{key}: expected {count} names, got {len(names)}")
+    return names
+
+
+def load_spec(path: Path, mpi_version: tuple[int, int]) -> list[Function]:
+    with path.open("rb") as fh:
+        spec = tomllib.load(fh)
+    out: list[Function] = []
+    for name, rule in spec.items():
+        if not re.fullmatch(r"MPI_[A-Z][a-z0-9_]*", name):
+            raise SpecError(f"{name}: not an MPI function name")
+        unknown = set(rule) - KEYS
+        if unknown:
+            raise SpecError(f"{name}: unknown key(s) {', '.join(sorted(unknown))}")
+        if "args" not in rule or "class" not in rule:
+            raise SpecError(f"{name}: 'args' and 'class' are required")
+        if rule["class"] not in CLASSES:
+            raise SpecError(f"{name}.class: '{rule['class']}' is not one of {', '.join(sorted(CLASSES))}")
+        if "lifecycle" in rule and rule["lifecycle"] not in LIFECYCLES:
+            raise SpecError(f"{name}.lifecycle: '{rule['lifecycle']}' is not one of {', '.join(sorted(LIFECYCLES))}")
+        since = tuple(int(x) for x in rule.get("since", "1.0").split("."))
+        if since > mpi_version:
+            continue
+        params, variadic = parse_params(name, rule["args"])
+        out.append(Function(name, len(out), params, variadic, rule))
+    return out
+
+
+def body(fn: Function) -> tuple[list[str], list[str]]:
+    """The recording statements of one wrapper, from its spec rule."""
+    r, n, fid = fn.rule, fn.name, f"SW_FN_{fn.name}"
+    pre: list[str] = []
+    post: list[str] = []
+    ps = fn.params
+    if "bytes" in r:
+        post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
+        post.append(f"sw_credit(T, {fid}, sw_nb);")
+        if "send_to" in r:
+            dest, comm = split_names(n, "send_to", r["send_to"], ps, 2)
+            post.append(f"sw_p2p_send(T, {dest}, {comm}, sw_nb);")
+    if "recv_status" in r:
+        (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
+        pre.append(f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;")
+        post.append(f"if (rc == MPI_SUCCESS) sw_credit(T, {fid}, sw_status_bytes({st}));")
+    if "request" in r:
+        (rq,) = split_names(n, "request", r["request"], ps, 1)
+        flags = ["SW_REQ_RECV" if r.get("req_recv") else "0"]
+        if r.get("persistent") or "persist_send" in r:
+            flags.append("SW_REQ_PERSISTENT")
+        nb, peer = ("sw_nb" if "bytes" in r else "0"), "-1"
+        if "persist_send" in r:
+            cnt, dt, dest, comm = split_names(n, "persist_send", r["persist_send"], ps, 4)
+            nb, peer = f"sw_bytes({cnt}, {dt})", f"sw_world_rank({comm}, {dest})"
+            flags.append("SW_REQ_SEND")
+        post.append(f"if (rc == MPI_SUCCESS) sw_req_track(*{rq}, {fid}, {nb}, {peer}, {' | '.join(flags)});")
+    if "start" in r:
+        mode, _, names = r["start"].partition(":")
+        if mode == "one":
+            (rq,) = split_names(n, "start", names, ps, 1)
+            post.append(f"if (rc == MPI_SUCCESS) sw_req_start(T, {fid}, *{rq});")
+        elif mode == "all":
+            cnt, rqs = split_names(n, "start", names, ps, 2)
+            post.append(f"if (rc == MPI_SUCCESS) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_start(T, {fid}, {rqs}[sw_i]);")
+        else:
+            raise SpecError(f"{n}.start: mode '{mode}' is not one or all")
+    if "complete" in r:
+        pre_c, post_c = complete(fn, r["complete"], r.get("flag"))
+        pre += pre_c
+        post += post_c
+    if "free_request" in r:
+        (rq,) = split_names(n, "free_request", r["free_request"], ps, 1)
+        pre.append(f"MPI_Request sw_rq = *{rq};")
+        post.append("if (rc == MPI_SUCCESS) sw_req_forget(sw_rq);")
+    if "comm_new" in r:
+        (c,) = split_names(n, "comm_new", r["comm_new"], ps, 1)
+        post.append(f"if (rc == MPI_SUCCESS) sw_comm_created(*{c});")
+    if "comm_free" in r:
+        (c,) = split_names(n, "comm_free", r["comm_free"], ps, 1)
+        pre.append(f"MPI_Comm sw_c = *{c};")
+        post.append("if (rc == MPI_SUCCESS) sw_comm_freed(sw_c);")
+    if "type_free" in r:
+        split_names(n, "type_free", r["type_free"], ps, 1)
+        post.append("sw_type_freed();")
+    return pre, post
+
+
+def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str]]:
+    """Statements for the Wait/Test families: keep the request handles the call
+    will overwrite, make sure a status exists for each, credit what completed."""
+    n, fid, ps = fn.name, f"SW_FN_{fn.name}", fn.params
+    mode, _, names = value.partition(":")
+    cond = "rc == MPI_SUCCESS" + (f" && *{split_names(n, 'flag', flag, ps, 1)[0]}" if flag else "")
+    if mode == "one":
+        rq, st = split_names(n, "complete", names, ps, 2)
+        pre = [f"MPI_Request sw_rq = *{rq};",
+               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;"]
+        post = [f"if ({cond}) sw_req_done(T, {fid}, sw_rq, {st});"]
+    elif mode == "all":
+        cnt, rqs, sts = split_names(n, "complete", names, ps, 3)
+        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});"]
+        post = [f"if ({cond} && sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_done(T, {fid}, sw_rqs[sw_i], &{sts}[sw_i]);",
+                "SW_RELEASE_REQUESTS();"]
+    elif mode == "any":
+        cnt, rqs, idx, st = split_names(n, "complete", names, ps, 4)
+        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});",
+               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;"]
+        post = [f"if ({cond} && sw_rqs && *{idx} != MPI_UNDEFINED && *{idx} >= 0 && *{idx} < {cnt}) sw_req_done(T, {fid}, sw_rqs[*{idx}], {st});",
+                "SW_RELEASE_REQUESTS();"]
+    elif mode == "some":
+        cnt, rqs, outc, idx, sts = split_names(n, "complete", names, ps, 5)
+        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});"]
+        post = [f"if ({cond} && sw_rqs && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) "
+                f"sw_req_done(T, {fid}, sw_rqs[{idx}[sw_i]], &{sts}[sw_i]);",
+                "SW_RELEASE_REQUESTS();"]
+    else:
+        raise SpecError(f"{n}.complete: mode '{mode}' is not one of one, all, any, some")
+    return pre, post
+
+
+def wrapper(fn: Function) -> str:
+    r, n = fn.rule, fn.name
+    life = r.get("lifecycle")
+    lines = [f"/* {n}: class {r['class']} */",
+             f"typedef int (*sw_t_{n})({fn.args});",
+             f"static sw_t_{n} sw_r_{n};",
+             f"static int sw_w_{n}({fn.args})", "{",
+             f"    if (SW_UNLIKELY(!sw_r_{n})) sw_r_{n} = (sw_t_{n})sw_resolve(\"P{n}\");"]
+    if life:
+        lines += [f"    {stmt}" for stmt in lifecycle(fn, life)]
+    else:
+        pre, post = body(fn)
+        lines += ["    sw_thread *T = sw_enter();",
+                  f"    if (!T) return sw_r_{n}({fn.call});"]
+        lines += [f"    {s}" for s in pre]
+        lines += ["    uint64_t sw_t0 = sw_ticks();",
+                  f"    int rc = sw_r_{n}({fn.call});",
+                  "    uint64_t sw_t1 = sw_ticks();"]
+        lines += [f"    {s}" for s in post]
+        lines += [f"    sw_leave(T, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
+    lines.append("}")
+    for sym in (n, "P" + n):
+        lines.append(f"int {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
+    return "\n".join(lines) + "\n"
+
+
+def lifecycle(fn: Function, life: str) -> list[str]:
+    n, call, fid = fn.name, fn.call, f"SW_FN_{fn.name}"
+    if life in ("init", "init_thread"):
+        provided = "*provided" if life == "init_thread" else "MPI_THREAD_SINGLE"
+        if life == "init_thread":
+            split_names(n, "args", "provided", fn.params, 1)
+        return ["uint64_t sw_t0 = sw_ticks();",
+                f"int rc = sw_r_{n}({call});",
+                f"if (rc == MPI_SUCCESS) sw_started({fid}, sw_t0, sw_ticks(), {provided});",
+                "return rc;"]
+    if life == "finalize":
+        return [f"sw_finishing({fid});", f"return sw_r_{n}();"]
+    if life == "abort":
+        return [f"sw_aborting({fid}, errorcode);", f"return sw_r_{n}({call});"]
+    return [f"sw_pcontrol({fid}, level);", f"return sw_r_{n}(level);"]
+
+
+def header(fns: list[Function]) -> str:
+    enum = "\n".join(f"    SW_FN_{f.name} = {f.index}," for f in fns)
+    names = "\n".join(f'    "{f.name}",' for f in fns)
+    classes = "\n".join(f'    "{f.rule["class"]}",' for f in fns)
+    return (f"/* Generated from spec/mpi.toml by gen/genwrap.py: do not edit. */\n"
+            f"#ifndef SW_FUNCTIONS_H\n#define SW_FUNCTIONS_H\n\n"
+            f"enum sw_fn {{\n{enum}\n    SW_NFN = {len(fns)}\n}};\n\n"
+            f"static const char *const sw_fn_names[SW_NFN] = {{\n{names}\n}};\n\n"
+            f"static const char *const sw_fn_classes[SW_NFN] = {{\n{classes}\n}};\n\n#endif\n")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spec", type=Path)
+    ap.add_argument("outdir", type=Path)
+    ap.add_argument("--mpi-version", default="3.1", help="MPI standard version of the target mpi.h")
+    a = ap.parse_args(argv)
+    try:
+        major, minor = (int(x) for x in a.mpi_version.split("."))
+        fns = load_spec(a.spec, (major, minor))
+        wrappers = "\n".join(wrapper(f) for f in fns)
+    except (SpecError, tomllib.TOMLDecodeError) as exc:
+        print(f"genwrap: {a.spec}: {exc}", file=sys.stderr)
+        return 1
+    a.outdir.mkdir(parents=True, exist_ok=True)
+    prologue = (TEMPLATES / "wrappers.c.in").read_text()
+    (a.outdir / "functions.h").write_text(header(fns))
+    (a.outdir / "wrappers.c").write_text(prologue + "\n" + wrappers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

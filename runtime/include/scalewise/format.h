@@ -1,0 +1,38 @@
+/* scalewise job log: on-disk constants.  docs/log-format.md is the normative
+ * description of every byte; this header and src/scalewise/logfile/layout.py
+ * mirror it, and a test keeps the three in step. */
+#ifndef SCALEWISE_FORMAT_H
+#define SCALEWISE_FORMAT_H
+
+#define SW_FORMAT_MAJOR 1
+#define SW_FORMAT_MINOR 0
+
+/* First 8 bytes of every log.  The high byte and the CR LF catch files that
+ * went through a text-mode transfer, as in PNG. */
+#define SW_MAGIC "\x89SWLOG\r\n"
+#define SW_MAGIC_LEN 8
+/* Written in the writer's byte order; the reader derives the order from it. */
+#define SW_BYTE_ORDER_MARK 0x0A0B0C0Du
+
+#define SW_HEADER_SIZE 48
+#define SW_SECTION_ENTRY_SIZE 32
+#define SW_RANK_INDEX_ENTRY_SIZE 24
+
+/* Header flags */
+#define SW_LOG_PARTIAL 0x1u /* some rank hit a memory cap, or not every rank is present */
+#define SW_LOG_ABORTED 0x2u /* written by MPI_Abort: only the aborting rank is present */
+
+/* Section ids */
+#define SW_SEC_META 1      /* zlib: UTF-8 JSON object, job metadata */
+#define SW_SEC_FUNCTIONS 2 /* zlib: function table, "name\0class\0" per function id */
+#define SW_SEC_RANK_INDEX 3 /* raw: one 24-byte entry per rank block */
+#define SW_SEC_RANKS 4     /* raw: concatenated rank blocks, each zlib-compressed */
+
+#define SW_SEC_COMPRESSED 0x1u /* section flag: stored bytes are one zlib stream */
+
+/* Rank record flags */
+#define SW_RANK_PARTIAL 0x1u /* a cap (peers, requests, threads) was hit on this rank */
+
+#define SW_NBINS 48 /* bin 0: 0 bytes; bin k: [2^(k-1), 2^k); the last bin also holds larger sizes */
+
+#endif

@@ -1,0 +1,96 @@
+/* Message size of a collective call at this rank, by role.  The rule, stated
+ * once in docs/runtime.md: the data this rank contributes (its send buffer);
+ * a rank that only receives (non-root of Bcast/Scatter) counts what it
+ * receives; MPI_IN_PLACE counts the block the rank would have sent. */
+#include "job.h"
+
+/* Root of a rooted collective: the root rank of an intracommunicator, or
+ * MPI_ROOT in the root group of an intercommunicator. */
+static int is_root(int root, MPI_Comm comm)
+{
+    return root == MPI_ROOT || (root >= 0 && root == sw_comm_rank(comm));
+}
+
+uint64_t sw_sum_bytes(const int counts[], MPI_Datatype dt, int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += sw_bytes(counts[i], dt);
+    return total;
+}
+
+uint64_t sw_sumw_bytes(const int counts[], const MPI_Datatype types[], int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += sw_bytes(counts[i], types[i]);
+    return total;
+}
+
+uint64_t sw_inplace_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype)
+{
+    return sbuf == MPI_IN_PLACE ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
+}
+
+uint64_t sw_gather_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    if (root == MPI_PROC_NULL || root == MPI_ROOT) /* intercommunicator root group: sends nothing */
+        return 0;
+    return sbuf == MPI_IN_PLACE && is_root(root, comm) ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
+}
+
+uint64_t sw_gatherv_bytes(const void *sbuf, int scount, MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    if (root == MPI_PROC_NULL || root == MPI_ROOT)
+        return 0;
+    if (sbuf == MPI_IN_PLACE && is_root(root, comm))
+        return sw_bytes(rcounts[sw_comm_rank(comm)], rtype);
+    return sw_bytes(scount, stype);
+}
+
+uint64_t sw_scatter_bytes(int scount, MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    (void)rbuf;
+    if (root == MPI_PROC_NULL)
+        return 0;
+    if (is_root(root, comm))
+        return sw_bytes(scount, stype) * (uint64_t)sw_comm_size(comm);
+    return sw_bytes(rcount, rtype);
+}
+
+uint64_t sw_scatterv_bytes(const int scounts[], MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    (void)rbuf;
+    if (root == MPI_PROC_NULL)
+        return 0;
+    if (is_root(root, comm))
+        return sw_sum_bytes(scounts, stype, sw_comm_size(comm));
+    return sw_bytes(rcount, rtype);
+}
+
+uint64_t sw_allgatherv_bytes(const void *sbuf, int scount, MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    return sbuf == MPI_IN_PLACE ? sw_bytes(rcounts[sw_comm_rank(comm)], rtype) : sw_bytes(scount, stype);
+}
+
+uint64_t sw_alltoall_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    return sw_inplace_bytes(sbuf, scount, stype, rcount, rtype) * (uint64_t)sw_comm_size(comm);
+}
+
+uint64_t sw_alltoallv_bytes(const void *sbuf, const int scounts[], MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    int n = sw_comm_size(comm);
+    return sbuf == MPI_IN_PLACE ? sw_sum_bytes(rcounts, rtype, n) : sw_sum_bytes(scounts, stype, n);
+}
+
+uint64_t sw_alltoallw_bytes(const void *sbuf, const int scounts[], const MPI_Datatype stypes[], const int rcounts[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    int n = sw_comm_size(comm);
+    return sbuf == MPI_IN_PLACE ? sw_sumw_bytes(rcounts, rtypes, n) : sw_sumw_bytes(scounts, stypes, n);
+}
+
+uint64_t sw_reduce_scatter_bytes(const int rcounts[], MPI_Datatype dt, MPI_Comm comm)
+{
+    return sw_sum_bytes(rcounts, dt, sw_comm_size(comm));
+}

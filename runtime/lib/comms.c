@@ -1,0 +1,175 @@
+/* Communicator table: for each communicator, this rank's rank, the group size
+ * and the MPI_COMM_WORLD rank of every peer.  Built once when the
+ * communicator is created (or first seen), so a send never translates ranks. */
+#include <stdlib.h>
+
+#include "job.h"
+#include "table.h"
+
+typedef struct {
+    uintptr_t key; /* 0: empty slot */
+    int rank, size, inter, outdeg;
+    int *world; /* peer -> world rank; NULL when the mapping is the identity */
+} sw_comm;
+
+static sw_comm *table;
+static unsigned mask, used;
+
+#define LOCK() do { if (sw_mt) pthread_mutex_lock(&sw_J.lock); } while (0)
+#define UNLOCK() do { if (sw_mt) pthread_mutex_unlock(&sw_J.lock); } while (0)
+
+static sw_comm *slot_for(uintptr_t key) { return &table[sw_probe(table, sizeof *table, mask, key)]; }
+
+static int grow(void)
+{
+    unsigned n = table ? (mask + 1) * 2 : 64;
+    if (n / 2 > sw_J.cfg.max_comms)
+        return 0;
+    sw_comm *old = table;
+    unsigned oldn = table ? mask + 1 : 0;
+    if (!(table = calloc(n, sizeof *table))) {
+        table = old;
+        return 0;
+    }
+    mask = n - 1;
+    for (unsigned i = 0; i < oldn; i++)
+        if (old[i].key)
+            *slot_for(old[i].key) = old[i];
+    free(old);
+    return 1;
+}
+
+static void fill(sw_comm *e, MPI_Comm comm)
+{
+    MPI_Group g;
+    e->outdeg = -1;
+    sw_pmpi.Comm_test_inter(comm, &e->inter);
+    sw_pmpi.Comm_rank(comm, &e->rank);
+    if (e->inter) {
+        sw_pmpi.Comm_remote_size(comm, &e->size);
+        sw_pmpi.Comm_remote_group(comm, &g);
+    } else {
+        sw_pmpi.Comm_size(comm, &e->size);
+        sw_pmpi.Comm_group(comm, &g);
+    }
+    int *local = malloc(sizeof(int) * (size_t)e->size * 2);
+    e->world = NULL;
+    if (local) {
+        int identity = 1, *world = local + e->size;
+        for (int i = 0; i < e->size; i++)
+            local[i] = i;
+        sw_pmpi.Group_translate_ranks(g, e->size, local, sw_J.world_group, world);
+        for (int i = 0; i < e->size; i++)
+            identity &= world[i] == i;
+        if (!identity && (e->world = malloc(sizeof(int) * (size_t)e->size)))
+            memcpy(e->world, world, sizeof(int) * (size_t)e->size);
+        if (!identity && !e->world)
+            sw_set_partial();
+        free(local);
+    } else {
+        sw_set_partial();
+    }
+    sw_pmpi.Group_free(&g);
+}
+
+/* The entry of comm, created if missing; NULL when the table is full. */
+static sw_comm *lookup(MPI_Comm comm, int refresh)
+{
+    uintptr_t key = SW_KEY(comm);
+    if ((!table || (used + 1) * 2 > mask + 1) && !grow() && !table)
+        return NULL;
+    sw_comm *e = slot_for(key);
+    if (e->key && !refresh)
+        return e;
+    if (!e->key) {
+        if ((used + 1) * 2 > mask + 1) {
+            sw_set_partial();
+            return NULL;
+        }
+        used++;
+    } else {
+        free(e->world);
+    }
+    e->key = key;
+    fill(e, comm);
+    return e;
+}
+
+int sw_world_rank(MPI_Comm comm, int rank)
+{
+    if (comm == MPI_COMM_WORLD)
+        return rank;
+    LOCK();
+    sw_comm *e = lookup(comm, 0);
+    int w = !e || rank < 0 || rank >= e->size ? -1 : e->world ? e->world[rank] : rank;
+    UNLOCK();
+    return w;
+}
+
+int sw_comm_rank(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return sw_J.rank;
+    LOCK();
+    sw_comm *e = lookup(comm, 0);
+    int r = e ? e->rank : -1;
+    UNLOCK();
+    return r;
+}
+
+int sw_comm_size(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return sw_J.size;
+    LOCK();
+    sw_comm *e = lookup(comm, 0);
+    int n = e ? e->size : 0;
+    UNLOCK();
+    return n;
+}
+
+/* Blocks a neighbourhood collective sends: 2 x ndims on a Cartesian
+ * topology, the out-degree of a graph.  Asked once per communicator. */
+int sw_outdegree(MPI_Comm comm)
+{
+    LOCK();
+    sw_comm *e = lookup(comm, 0);
+    if (e && e->outdeg < 0) {
+        int kind = MPI_UNDEFINED, n = 0, in = 0, weighted = 0;
+        sw_pmpi.Topo_test(comm, &kind);
+        if (kind == MPI_CART && sw_pmpi.Cartdim_get(comm, &n) == MPI_SUCCESS)
+            n *= 2;
+        else if (kind == MPI_GRAPH)
+            sw_pmpi.Graph_neighbors_count(comm, e->rank, &n);
+        else if (kind == MPI_DIST_GRAPH)
+            sw_pmpi.Dist_graph_neighbors_count(comm, &in, &n, &weighted);
+        e->outdeg = n;
+    }
+    int d = e ? e->outdeg : 0;
+    UNLOCK();
+    return d;
+}
+
+void sw_comm_created(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return;
+    LOCK();
+    lookup(comm, 1); /* a handle may be reused after MPI_Comm_free: rebuild */
+    UNLOCK();
+}
+
+void sw_comm_freed(MPI_Comm comm)
+{
+    uintptr_t key = SW_KEY(comm);
+    LOCK();
+    if (table) {
+        sw_comm *e = slot_for(key);
+        if (e->key == key) {
+            free(e->world);
+            sw_erase(table, sizeof *table, mask, (unsigned)(e - table));
+            used--;
+        }
+    }
+    UNLOCK();
+}

@@ -1,0 +1,252 @@
+/* Life cycle: start at MPI_Init/Init_thread, stop at MPI_Finalize or
+ * MPI_Abort; per-thread slabs; MPI_THREAD_MULTIPLE time accounting. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "job.h"
+
+__thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
+volatile int sw_on;
+int sw_mt;
+volatile unsigned sw_type_epoch;
+sw_pmpi_table sw_pmpi;
+sw_job sw_J = {.lock = PTHREAD_MUTEX_INITIALIZER, .mt_lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A thread refused a slab (cap reached) points here: depth 1 makes every
+ * sw_enter() return NULL at once, without retrying the allocation. */
+static sw_thread sw_refused = {.depth = 1};
+
+void *sw_resolve(const char *symbol)
+{
+    void *p = dlsym(RTLD_NEXT, symbol);
+    if (!p) {
+        fprintf(stderr, "scalewise: %s not found in the MPI library; is the profiler built for this MPI?\n", symbol);
+        abort();
+    }
+    return p;
+}
+
+static unsigned env_uint(const char *name, unsigned dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return dflt;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*end || x == 0 || x > 1u << 30) {
+        fprintf(stderr, "scalewise: ignoring %s=%s (expected a positive integer)\n", name, v);
+        return dflt;
+    }
+    return (unsigned)x;
+}
+
+static void load_config(sw_config *c)
+{
+    const char *d = getenv("SCALEWISE_DISABLE"), *q = getenv("SCALEWISE_QUIET");
+    c->disabled = d && *d && strcmp(d, "0") != 0;
+    c->quiet = q && *q && strcmp(q, "0") != 0;
+    c->max_peers = env_uint("SCALEWISE_MAX_PEERS", 65536);
+    c->max_requests = env_uint("SCALEWISE_MAX_REQUESTS", 65536);
+    c->max_comms = env_uint("SCALEWISE_MAX_COMMS", 4096);
+    c->max_threads = env_uint("SCALEWISE_MAX_THREADS", 64);
+}
+
+int64_t sw_clock_ns(int clock_id)
+{
+    struct timespec ts;
+    clock_gettime(clock_id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void sw_set_partial(void) { sw_J.partial = 1; }
+
+sw_thread *sw_thread_attach(void)
+{
+    sw_thread *T = calloc(1, sizeof *T);
+    sw_fnstat *stats = calloc(SW_NFN, sizeof *stats);
+    pthread_mutex_lock(&sw_J.lock);
+    if (!T || !stats || sw_J.nthreads >= sw_J.cfg.max_threads) {
+        sw_J.partial = 1;
+        pthread_mutex_unlock(&sw_J.lock);
+        free(T);
+        free(stats);
+        sw_self = &sw_refused;
+        return NULL;
+    }
+    for (int i = 0; i < SW_NFN; i++)
+        stats[i].tmin = UINT64_MAX;
+    T->stats = stats;
+    T->next = sw_J.threads;
+    sw_J.threads = T;
+    sw_J.nthreads++;
+    pthread_mutex_unlock(&sw_J.lock);
+    sw_self = T;
+    return T;
+}
+
+/* Under MPI_THREAD_MULTIPLE calls overlap: MPI time is the union of the
+ * intervals during which at least one thread is inside MPI. */
+void sw_mt_enter(void)
+{
+    pthread_mutex_lock(&sw_J.mt_lock);
+    if (sw_J.mt_inside++ == 0)
+        sw_J.mt_since = sw_ticks();
+    pthread_mutex_unlock(&sw_J.mt_lock);
+}
+
+void sw_mt_leave(void)
+{
+    pthread_mutex_lock(&sw_J.mt_lock);
+    if (--sw_J.mt_inside == 0)
+        sw_J.mt_ticks += sw_ticks() - sw_J.mt_since;
+    pthread_mutex_unlock(&sw_J.mt_lock);
+}
+
+/* Record a call outside the measured window (Init, Finalize, Abort, Pcontrol). */
+static void record_once(int fn, uint64_t ticks)
+{
+    sw_thread *T = sw_self ? sw_self : sw_thread_attach();
+    if (!T || T == &sw_refused)
+        return;
+    sw_fnstat *s = &T->stats[fn];
+    s->calls++;
+    s->ticks += ticks;
+    if (ticks < s->tmin)
+        s->tmin = ticks;
+    if (ticks > s->tmax)
+        s->tmax = ticks;
+}
+
+static void resolve_pmpi(void)
+{
+#define SW_PMPI_RESOLVE(name) sw_pmpi.name = (__typeof__(&PMPI_##name))sw_resolve("PMPI_" #name);
+    SW_PMPI_LIST(SW_PMPI_RESOLVE)
+#undef SW_PMPI_RESOLVE
+}
+
+/* Every rank derives the same default log name from rank 0's clock and pid. */
+static void choose_log_path(void)
+{
+    const char *file = getenv("SCALEWISE_LOGFILE");
+    if (file && *file) {
+        snprintf(sw_J.logpath, sizeof sw_J.logpath, "%s", file);
+        return;
+    }
+    long long stamp[2] = {(long long)time(NULL), (long long)getpid()};
+    sw_pmpi.Bcast(stamp, 2, MPI_LONG_LONG, 0, sw_J.comm);
+    char exe[256] = "app", when[32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0)
+        exe[n] = 0;
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    time_t t = (time_t)stamp[0];
+    struct tm tm;
+    strftime(when, sizeof when, "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+    const char *dir = getenv("SCALEWISE_LOGDIR");
+    snprintf(sw_J.logpath, sizeof sw_J.logpath, "%s/%s-%s-%lld.swlog", dir && *dir ? dir : ".", base, when, stamp[1]);
+}
+
+void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
+{
+    if (sw_J.active)
+        return;
+    load_config(&sw_J.cfg);
+    if (sw_J.cfg.disabled)
+        return;
+    resolve_pmpi();
+    sw_pmpi.Query_thread(&provided);
+    sw_J.provided = provided;
+    sw_mt = provided == MPI_THREAD_MULTIPLE;
+    sw_pmpi.Comm_rank(MPI_COMM_WORLD, &sw_J.rank);
+    sw_pmpi.Comm_size(MPI_COMM_WORLD, &sw_J.size);
+    sw_pmpi.Comm_dup(MPI_COMM_WORLD, &sw_J.comm);
+    sw_pmpi.Comm_group(MPI_COMM_WORLD, &sw_J.world_group);
+    choose_log_path();
+    record_once(fn, t1 - t0);
+    sw_J.active = sw_J.enabled = 1;
+    sw_J.real0 = sw_clock_ns(CLOCK_REALTIME);
+    sw_J.mono0 = sw_clock_ns(CLOCK_MONOTONIC);
+    sw_J.tsc0 = sw_ticks();
+    sw_on = 1;
+}
+
+/* Stop the clock for the measured window: wall = Init return to here. */
+static int stop(int fn)
+{
+    if (!sw_J.active)
+        return 0;
+    sw_J.tsc1 = sw_ticks();
+    sw_J.mono1 = sw_clock_ns(CLOCK_MONOTONIC);
+    sw_J.real1 = sw_clock_ns(CLOCK_REALTIME);
+    sw_on = 0;
+    sw_J.active = 0;
+    record_once(fn, 0);
+    sw_calibrate();
+    return 1;
+}
+
+/* TSC ticks to nanoseconds, measured over the job's own window; a window too
+ * short for a precise ratio is stretched to 20 ms. */
+void sw_calibrate(void)
+{
+    uint64_t dt = sw_J.tsc1 - sw_J.tsc0;
+    int64_t dn = sw_J.mono1 - sw_J.mono0;
+    if (dn < 20000000) {
+        while (sw_clock_ns(CLOCK_MONOTONIC) - sw_J.mono0 < 20000000)
+            ;
+        dt = sw_ticks() - sw_J.tsc0;
+        dn = sw_clock_ns(CLOCK_MONOTONIC) - sw_J.mono0;
+    }
+    sw_J.ns_per_tick = dt ? (double)dn / (double)dt : 1.0;
+}
+
+void sw_finishing(int fn)
+{
+    if (!stop(fn))
+        return;
+    sw_write_log(0);
+    sw_pmpi.Group_free(&sw_J.world_group);
+    sw_pmpi.Comm_free(&sw_J.comm);
+}
+
+void sw_aborting(int fn, int errorcode)
+{
+    if (!stop(fn))
+        return;
+    sw_J.abort_code = errorcode;
+    sw_write_log(SW_LOG_ABORTED | SW_LOG_PARTIAL);
+}
+
+void sw_pcontrol(int fn, int level)
+{
+    if (!sw_J.active)
+        return;
+    record_once(fn, 0);
+    sw_J.enabled = level != 0;
+    sw_on = sw_J.enabled;
+}
+
+uint64_t sw_type_size_slow(sw_thread *T, unsigned slot, uintptr_t key, MPI_Datatype dt)
+{
+    int size = 0;
+    if (dt == MPI_DATATYPE_NULL || sw_pmpi.Type_size(dt, &size) != MPI_SUCCESS || size < 0)
+        size = 0;
+    T->dt_key[slot] = key;
+    T->dt_size[slot] = (uint64_t)size;
+    T->dt_epoch[slot] = sw_type_epoch;
+    return (uint64_t)size;
+}
+
+void sw_type_freed(void) { __atomic_add_fetch(&sw_type_epoch, 1, __ATOMIC_RELAXED); }
+
+uint64_t sw_status_bytes(const MPI_Status *st)
+{
+    MPI_Count n = 0;
+    if (sw_pmpi.Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        return 0;
+    return (uint64_t)n;
+}

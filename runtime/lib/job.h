@@ -1,0 +1,60 @@
+/* Process-wide profiler state shared by core.c, comms.c, requests.c and
+ * logwrite.c.  Never touched on the hot path except through record.h. */
+#ifndef SW_JOB_H
+#define SW_JOB_H
+
+#include <pthread.h>
+#include "record.h"
+
+/* The real MPI functions the profiler itself calls: resolved once at
+ * MPI_Init, never through our own wrappers, so they are not counted. */
+#define SW_PMPI_LIST(X) \
+    X(Comm_rank) X(Comm_size) X(Comm_dup) X(Comm_free) X(Comm_group) X(Comm_remote_group) \
+    X(Comm_remote_size) X(Comm_test_inter) X(Group_translate_ranks) X(Group_size) X(Group_free) \
+    X(Topo_test) X(Cartdim_get) X(Graph_neighbors_count) X(Dist_graph_neighbors_count) \
+    X(Type_size) X(Get_elements_x) X(Get_library_version) X(Query_thread) \
+    X(Gather) X(Gatherv) X(Bcast)
+
+#define SW_PMPI_FIELD(name) __typeof__(&PMPI_##name) name;
+typedef struct { SW_PMPI_LIST(SW_PMPI_FIELD) } sw_pmpi_table;
+extern sw_pmpi_table sw_pmpi;
+
+typedef struct {
+    int disabled;        /* SCALEWISE_DISABLE */
+    int quiet;           /* SCALEWISE_QUIET */
+    unsigned max_peers;  /* SCALEWISE_MAX_PEERS, per thread */
+    unsigned max_requests;
+    unsigned max_comms;
+    unsigned max_threads;
+} sw_config;
+
+typedef struct {
+    int active, enabled;
+    int rank, size, provided;
+    MPI_Comm comm;       /* private duplicate of MPI_COMM_WORLD for the log gather */
+    MPI_Group world_group;
+    uint64_t tsc0, tsc1; /* Init return, Finalize entry */
+    int64_t mono0, mono1;
+    int64_t real0, real1;  /* CLOCK_REALTIME, ns since the epoch */
+    double ns_per_tick;
+    pthread_mutex_t lock;  /* thread list */
+    pthread_mutex_t mt_lock; /* MPI time union under MPI_THREAD_MULTIPLE */
+    unsigned mt_inside;
+    uint64_t mt_since, mt_ticks;
+    sw_thread *threads;
+    unsigned nthreads;
+    volatile int partial;
+    int abort_code;
+    sw_config cfg;
+    char logpath[4096];
+} sw_job;
+
+extern sw_job sw_J;
+
+int64_t sw_clock_ns(int clock_id);
+void sw_calibrate(void);
+void sw_write_log(unsigned log_flags);
+void sw_comms_reset(void);
+void sw_requests_reset(void);
+
+#endif
