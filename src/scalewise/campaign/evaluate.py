@@ -6,7 +6,8 @@ first failure becomes the recorded reason):
 2. the MPI world had exactly the ranks asked for: the profile log's
    ``nranks`` when profiling, else the world-size probe; and any
    ``SCALEWISE_RESULT`` line agrees (``ranks=P``);
-3. the application did not report ``status=FAIL``;
+3. the application did not report ``status=FAIL`` (checked first: it is
+   the most telling reason when the run also exited non-zero);
 4. the figure of merit could be read.
 """
 
@@ -97,6 +98,10 @@ def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Pa
     verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib)
     if outcome.timed_out:
         verdict.status, verdict.reason = "timeout", outcome.reason or "timed out"
+    elif failed := [r for r in results if r.get("status") == "FAIL"]:
+        verdict.status = "failed"
+        verdict.reason = f"application reported status=FAIL (check={failed[0].get('check')}, " \
+                         f"{_exit_reason(outcome.exit_code)})"
     elif outcome.exit_code != 0:
         verdict.status = "failed"
         verdict.reason = outcome.reason or _exit_reason(outcome.exit_code)
@@ -105,9 +110,6 @@ def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Pa
     elif bad := [r for r in results if r.get("ranks") not in (None, str(asked))]:
         verdict.status = "failed"
         verdict.reason = f"world size mismatch: asked for {asked} ranks, application reported ranks={bad[0]['ranks']}"
-    elif any(r.get("status") == "FAIL" for r in results):
-        check = next((r.get("check") for r in results if r.get("status") == "FAIL"), None)
-        verdict.status, verdict.reason = "failed", f"application reported status=FAIL (check={check})"
     elif fom_problem:
         verdict.status, verdict.reason = "failed", fom_problem
     return verdict

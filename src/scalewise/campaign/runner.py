@@ -51,7 +51,8 @@ def open_store(loaded: LoadedStudy) -> Store:
 def make_scheduler(loaded: LoadedStudy, name: str) -> Scheduler:
     if name == "slurm":
         opts = loaded.model.slurm
-        return get_scheduler("slurm", launcher=opts.launcher, partition=opts.partition, sbatch_args=opts.sbatch_args)
+        return get_scheduler("slurm", launcher=opts.launcher, partition=opts.partition, sbatch_args=opts.sbatch_args,
+                             pmi=dict(opts.pmi))
     return get_scheduler(name)
 
 
@@ -138,7 +139,7 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
         status=verdict.status, reason=verdict.reason, exit_code=outcome.exit_code, wall=outcome.wall,
         started_at=outcome.started_at, ended_at=outcome.ended_at, fom=verdict.fom, fom_name=verdict.fom_name,
         fom_unit=verdict.fom_unit, higher_is_better=verdict.higher_is_better, world_size=verdict.world_size,
-        hosts=verdict.hosts, stdout_path=_rel(job.stdout, base), stderr_path=_rel(job.stderr, base),
+        hosts=outcome.hosts or verdict.hosts, stdout_path=_rel(job.stdout, base), stderr_path=_rel(job.stderr, base),
         profile_path=_rel(profile, base) if profile is not None and profile.exists() else None,
         command=outcome.command, scheduler=scheduler.name, job_id=outcome.job_id,
         provenance=run_provenance(run.mpi, loaded.model.applications[run.app].variants[run.variant].flags,

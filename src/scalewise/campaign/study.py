@@ -140,6 +140,8 @@ class SlurmOptions(BaseModel):
     launcher: Literal["srun", "mpirun"] = "srun"
     partition: str | None = None
     sbatch_args: list[str] = []
+    # srun --mpi plugin per MPI library (defaults: openmpi -> pmix, mpich -> pmi2).
+    pmi: dict[Literal["openmpi", "mpich"], str] = {}
 
 
 class Study(BaseModel):

@@ -112,10 +112,10 @@ def register_scheduler(name: str):
     return add
 
 
-def get_launcher(name: str) -> Launcher:
+def get_launcher(name: str, **options) -> Launcher:
     if name not in LAUNCHERS:
         raise ScalewiseError(f"unknown launcher '{name}' (known: {', '.join(sorted(LAUNCHERS))})")
-    return LAUNCHERS[name]()
+    return LAUNCHERS[name](**options)
 
 
 def get_scheduler(name: str, **options) -> Scheduler:

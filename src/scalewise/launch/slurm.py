@@ -62,14 +62,17 @@ class SlurmScheduler(Scheduler):
     """Submits with sbatch; ranks start with srun (default) or the MPI's own launcher."""
 
     def __init__(self, launcher: str = "srun", partition: str | None = None, sbatch_args: list[str] | None = None,
-                 poll_max: float = 15.0):
+                 pmi: dict[str, str] | None = None, poll_max: float = 15.0):
         self.launcher_name = launcher
+        self.pmi = dict(pmi or {})
         self.partition = partition
         self.sbatch_args = list(sbatch_args or [])
         self.poll_max = poll_max
 
     def launcher_for(self, mpi: str) -> Launcher:
-        return get_launcher("srun" if self.launcher_name == "srun" else native_launcher(mpi))
+        if self.launcher_name == "srun":
+            return get_launcher("srun", pmi=self.pmi)
+        return get_launcher(native_launcher(mpi))
 
     def run(self, job: Job) -> Outcome:
         launch = self.launcher_for(job.mpi).launch(job)

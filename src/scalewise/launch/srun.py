@@ -18,10 +18,14 @@ PMI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
 class Srun(Launcher):
     """``srun --mpi=<pmi> -N nodes -n P -c threads --export=ALL app``."""
 
+    def __init__(self, pmi: dict[str, str] | None = None):
+        # Sites differ (an Open MPI built with PMI-2, say): the study may override the plugin.
+        self.pmi = dict(PMI_PLUGIN, **(pmi or {}))
+
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
-        if job.mpi not in PMI_PLUGIN:
-            raise ScalewiseError(f"srun cannot start {job.mpi} ranks (known: {', '.join(PMI_PLUGIN)})")
-        argv = ["srun", f"--mpi={PMI_PLUGIN[job.mpi]}", "-N", str(job.nodes), "-n", str(job.ranks),
+        if job.mpi not in self.pmi:
+            raise ScalewiseError(f"srun cannot start {job.mpi} ranks (known: {', '.join(self.pmi)})")
+        argv = ["srun", f"--mpi={self.pmi[job.mpi]}", "-N", str(job.nodes), "-n", str(job.ranks),
                 "-c", str(job.threads), "--export=ALL"]
         if oversubscribe:
             argv.append("--overcommit")

@@ -1,0 +1,31 @@
+"""Fixtures for launcher tests: the test MPI program and a localhost Slurm."""
+
+from __future__ import annotations
+
+import pytest
+
+from swtest_support import SlurmCluster, build_swtest
+
+
+@pytest.fixture(scope="session")
+def swtest_dir(tmp_path_factory):
+    """Folder holding ``openmpi/swtest`` and ``mpich/swtest``, compiled for this test session."""
+    return build_swtest(tmp_path_factory.mktemp("swtest"))
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """slurmctld + 4 emulated slurmd + munged, from a fresh folder on free ports; all stopped at the end."""
+    cluster = SlurmCluster(nodes=4, cpus=2)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def slurm_env(slurm_cluster, monkeypatch):
+    """Point sbatch/squeue/scontrol (and the campaign) at the test cluster."""
+    monkeypatch.setenv("SLURM_CONF", str(slurm_cluster.conf))
+    return slurm_cluster
