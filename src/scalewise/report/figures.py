@@ -64,7 +64,7 @@ def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
         ax.set_xlabel(f"{len(s):,} ranks ordered by MPI share (position, not rank id)")
     ax.set_ylabel("seconds")
     ax.set_title(f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)  # outside: bars fill the plot
     return fig
 
 
@@ -206,5 +206,5 @@ def p6_data_per_rank(v: DataVolume) -> Figure:
     ax.yaxis.set_major_formatter(_BYTES)
     ax.set_ylabel("bytes sent")
     ax.set_title(f"Data per rank; {human_bytes(v.total)} in total over all ranks", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)  # outside: bars fill the plot
     return fig

@@ -1,0 +1,132 @@
+"""The report page in real headless Chromium: no console errors, every figure drawn, numbers as in the API.
+
+One browser serves the whole module; each page is written to test-artifacts/
+with a full-page screenshot beside it, so a person can look at what was tested.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+
+import pytest
+from chromium_cdp import Chromium
+from conftest import halo_profile, zero_call_profile
+
+from scalewise.analysis.findings import analyse
+from scalewise.report.html import write_html
+from scalewise.report.registry import FIGURES
+
+FIGURE_STATE = """JSON.stringify(Array.from(document.querySelectorAll('figure[data-figure]')).map(f => {
+  const img = f.querySelector('img'); const r = img ? img.getBoundingClientRect() : null;
+  return {id: f.dataset.figure, img: !!img, complete: img ? img.complete : false,
+          natural: img ? img.naturalWidth : 0, width: r ? r.width : 0, height: r ? r.height : 0,
+          missing: (f.querySelector('[data-missing]') || {}).textContent || null};
+}))"""
+METRICS = """JSON.stringify(Object.fromEntries(Array.from(document.querySelectorAll('[data-metric]'))
+  .filter(e => !e.closest('tr[data-function], tr[data-rank], tr[data-k]')).map(e => [e.dataset.metric, e.dataset.value])))"""
+FUNCTION_ROWS = """JSON.stringify(Array.from(document.querySelectorAll('#function-table tr[data-function]')).map(tr =>
+  Object.assign({function: tr.dataset.function}, Object.fromEntries(Array.from(tr.querySelectorAll('[data-metric]'))
+  .map(td => [td.dataset.metric, td.dataset.value])))))"""
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    with Chromium(chromium) as b:
+        yield b
+
+
+def render(browser, artifacts, name, profile):
+    """Write the page, load it, screenshot it; return (analysis, figure states)."""
+    a = analyse(profile)
+    page = write_html(artifacts / f"{name}.html", profile, a)
+    browser.open(page)
+    browser.screenshot(artifacts / f"{name}.png")
+    assert browser.errors() == [], f"{name}: console errors"
+    return a, json.loads(browser.evaluate(FIGURE_STATE))
+
+
+def assert_figures(a, figs, missing_ids=()):
+    assert [f["id"] for f in figs] == [s.id for s in FIGURES]
+    for f in figs:
+        if f["id"] in missing_ids:
+            assert not f["img"] and f["missing"], f
+        else:
+            assert f["img"] and f["complete"] and f["natural"] > 300 and f["width"] > 300 and f["height"] > 100, f
+
+
+def close(page_value: str, api_value) -> bool:
+    v = float(page_value)
+    return (math.isnan(v) and math.isnan(float(api_value))) or v == float(api_value)
+
+
+def test_halo_page_renders_every_figure_and_quotes_the_api(browser, artifacts):
+    a, figs = render(browser, artifacts, "halo-8-ranks", halo_profile(4, 2))
+    assert_figures(a, figs)
+    m = json.loads(browser.evaluate(METRICS))
+    b = a.breakdown
+    expected = {"mpi_share": b.mpi_share, "total_mpi": b.total_mpi, "total_wall": b.total_wall,
+                "wall.max": b.wall.max, "compute.max_over_mean": b.compute.max_over_mean, "compute.cv": b.compute.cv,
+                "mpi.cv": b.mpi.cv, "total_calls": a.total_calls, "volume.total": a.volume.total,
+                "volume.p2p_total": a.volume.p2p_total, "peers.median": a.neighbourhood.peers.percentiles[50],
+                "p2p.bytes": a.neighbourhood.total_bytes, "nranks": 8}
+    for key, value in expected.items():
+        assert close(m[key], value), (key, m[key], value)
+    rows = json.loads(browser.evaluate(FUNCTION_ROWS))
+    assert [r["function"] for r in rows] == a.functions["function"].tolist()
+    for row, api in zip(rows, a.functions.itertuples(index=False)):
+        for col in ("calls", "time", "pct_wall", "pct_mpi", "pct_calls", "bytes"):
+            assert close(row[col], getattr(api, col)), (row["function"], col)
+    findings = browser.evaluate("Array.from(document.querySelectorAll('#findings li')).map(li => li.textContent)")
+    assert findings == [f.text for f in a.findings]
+
+
+def test_4096_ranks_summarise_per_rank_plots(browser, artifacts):
+    a, figs = render(browser, artifacts, "halo-4096-ranks", halo_profile(64, 64))
+    assert_figures(a, figs)
+    assert a.matrix.aggregated
+    assert browser.evaluate("document.querySelectorAll('#rank-table').length") == 0  # percentiles only
+    assert "16 ranks per cell" in browser.evaluate("document.getElementById('matrix-scope').textContent")
+
+
+def test_command_line_is_shown_as_text(browser, artifacts):
+    cmd = ["./app<script>document.title='pwned'</script>", "--name=<b>bold</b>", "a & b", '"quoted"']
+    a, figs = render(browser, artifacts, "escaping", halo_profile(2, 2, command=cmd))
+    assert browser.evaluate("document.getElementById('command').textContent") == shlex.join(cmd)
+    assert browser.evaluate("document.querySelectorAll('script, b').length") == 0
+    assert "pwned" not in browser.evaluate("document.title")
+
+
+def test_zero_call_profile_renders_with_note(browser, artifacts):
+    _, figs = render(browser, artifacts, "zero-calls", zero_call_profile())
+    missing = {"p2-time-per-function", "p3-calls-per-function", "p4-message-sizes", "p5-matrix", "p5-locality",
+               "p6-data-per-rank"}
+    assert_figures(None, figs, missing)
+    assert "No MPI calls were recorded" in browser.evaluate("document.getElementById('notes').textContent")
+
+
+def test_single_rank_profile_renders_with_note(browser, artifacts):
+    _, figs = render(browser, artifacts, "single-rank", halo_profile(1, 1))
+    assert_figures(None, figs, {"p5-matrix", "p5-locality"})
+    assert "Single-rank run" in browser.evaluate("document.getElementById('notes').textContent")
+
+
+def test_partial_profile_renders_with_note(browser, artifacts):
+    _, figs = render(browser, artifacts, "partial", halo_profile(4, 4, flags={"partial"}, drop_ranks=3))
+    assert_figures(None, figs)
+    notes = browser.evaluate("document.getElementById('notes').textContent")
+    assert "Partial log: 13 of 16 ranks recorded" in notes
+
+
+def test_harness_sees_errors_and_broken_figures(browser, artifacts):
+    """The checks above must be able to fail: a blocked load and a broken image are caught."""
+    page = write_html(artifacts / "harness-check.html", halo_profile(2, 1))
+    html = page.read_text()
+    broken = html.replace('src="data:image/svg+xml;base64,', 'src="data:image/svg+xml;base64,AAAA', 1)
+    broken = broken.replace("</body>", '<img src="https://example.invalid/x.png"></body>')
+    page.write_text(broken)
+    browser.open(page)
+    assert any("Content Security Policy" in e for e in browser.errors())
+    figs = json.loads(browser.evaluate(FIGURE_STATE))
+    assert figs[0]["natural"] == 0  # the corrupted figure does not render
