@@ -111,11 +111,15 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
     post: list[str] = []
     ps = fn.params
     if "bytes" in r:
-        post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
-        post.append(f"sw_credit(T, {fid}, sw_nb);")
         if "send_to" in r:
+            # A send to MPI_PROC_NULL moves nothing: a 0-byte message, not in the matrix.
             dest, comm = split_names(n, "send_to", r["send_to"], ps, 2)
+            post.append(f"uint64_t sw_nb = {dest} == MPI_PROC_NULL ? 0 : (uint64_t)({r['bytes']});")
+            post.append(f"sw_credit(T, {fid}, sw_nb);")
             post.append(f"sw_p2p_send(T, {dest}, {comm}, sw_nb);")
+        else:
+            post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
+            post.append(f"sw_credit(T, {fid}, sw_nb);")
     if "recv_status" in r:
         (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
         pre.append(f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;")
@@ -128,7 +132,8 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
         nb, peer = ("sw_nb" if "bytes" in r else "0"), "-1"
         if "persist_send" in r:
             cnt, dt, dest, comm = split_names(n, "persist_send", r["persist_send"], ps, 4)
-            nb, peer = f"sw_bytes({cnt}, {dt})", f"sw_world_rank({comm}, {dest})"
+            nb = f"({dest} == MPI_PROC_NULL ? 0 : sw_bytes({cnt}, {dt}))"
+            peer = f"sw_world_rank({comm}, {dest})"
             flags.append("SW_REQ_SEND")
         post.append(f"if (rc == MPI_SUCCESS) sw_req_track(*{rq}, {fid}, {nb}, {peer}, {' | '.join(flags)});")
     if "start" in r:

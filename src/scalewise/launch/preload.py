@@ -64,15 +64,22 @@ def launcher_flavour(launcher: str) -> str | None:
     return None
 
 
-def command_flavour(argv: list[str]) -> str | None:
-    """Guess the flavour for a launch command: the first MPI-linked executable wins,
-    then the launcher's own flavour."""
+def command_app(argv: list[str]) -> str | None:
+    """The application in a launch command: the first argument after the launcher
+    that is an executable linked against an MPI library."""
     for arg in argv[1:]:
         exe = shutil.which(arg) if os.sep not in arg else arg
-        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
-            flavour = binary_flavour(exe)
-            if flavour:
-                return flavour
+        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK) and binary_flavour(exe):
+            return exe
+    return None
+
+
+def command_flavour(argv: list[str]) -> str | None:
+    """Guess the flavour for a launch command: the application's MPI wins,
+    then the launcher's own flavour."""
+    app = command_app(argv)
+    if app:
+        return binary_flavour(app)
     return launcher_flavour(argv[0]) if argv else None
 
 
