@@ -24,9 +24,13 @@ class FigureSpec:
     ref: str  # reference figure ID (P1..P6)
     section: str
     title: str
-    draw: Callable[[ProfileAnalysis], Figure]
+    function: Callable[..., Figure]  # the plotting function in figures.py
+    arguments: Callable[[ProfileAnalysis], tuple]  # picks its inputs out of the analysis
     caption: str
     missing: Callable[[ProfileAnalysis], str | None]
+
+    def draw(self, a: ProfileAnalysis) -> Figure:
+        return self.function(*self.arguments(a))
 
 
 def _no_ranks(a: ProfileAnalysis) -> str | None:
@@ -55,30 +59,30 @@ def _no_volume(a: ProfileAnalysis) -> str | None:
 
 FIGURES: list[FigureSpec] = [
     FigureSpec("p1-mpi-vs-compute", "P1", "time", "MPI vs compute time per rank",
-               lambda a: figures.p1_mpi_vs_compute(a.breakdown),
+               figures.p1_mpi_vs_compute, lambda a: (a.breakdown,),
                "Each rank's wall time split into compute (light) and MPI (red), ranks ordered by their MPI share. "
                "A rising red band means some ranks wait for others.", _no_ranks),
     FigureSpec("p2-time-per-function", "P2", "functions", "Time per MPI function",
-               lambda a: figures.p2_time_per_function(a.functions),
+               figures.p2_time_per_function, lambda a: (a.functions,),
                "Time in each MPI function summed over ranks, as % of all ranks' wall time (left) and of all MPI time (right).",
                _no_calls),
     FigureSpec("p3-calls-per-function", "P3", "functions", "Calls per MPI function",
-               lambda a: figures.p3_calls_per_function(a.calls),
+               figures.p3_calls_per_function, lambda a: (a.calls,),
                "Number of calls summed over ranks, with each function's share of all MPI calls.", _no_calls),
     FigureSpec("p4-message-sizes", "P4", "sizes", "Message sizes per MPI function",
-               lambda a: figures.p4_message_sizes(a.sizes),
+               figures.p4_message_sizes, lambda a: (a.sizes,),
                "Messages per log2 size bin. Wait/Test rows ('completes') show the sizes of the non-blocking "
                "messages they complete.", _no_sizes),
     FigureSpec("p5-matrix", "P5", "matrix", "Point-to-point communication matrix",
-               lambda a: figures.p5_matrix(a.matrix),
+               figures.p5_matrix, lambda a: (a.matrix,),
                "Bytes and messages from each sender (row) to each receiver (column); beyond a few hundred ranks "
                "each cell sums a block of consecutive ranks.", _no_p2p),
     FigureSpec("p5-locality", "P5", "matrix", "Traffic within +-k ranks",
-               lambda a: figures.p5_locality(a.neighbourhood),
+               figures.p5_locality, lambda a: (a.neighbourhood,),
                "Share of point-to-point bytes and messages whose sender and receiver are at most k ranks apart.",
                _no_p2p),
     FigureSpec("p6-data-per-rank", "P6", "volume", "Data sent per rank",
-               lambda a: figures.p6_data_per_rank(a.volume),
+               figures.p6_data_per_rank, lambda a: (a.volume,),
                "Bytes each rank sent: point-to-point (counted at the sender), collective and one-sided payloads.",
                _no_volume),
 ]

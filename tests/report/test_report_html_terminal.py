@@ -1,0 +1,85 @@
+"""The page's self-containment and escaping as text, the figure files, and the terminal summary."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import halo_profile, zero_call_profile
+from rich.console import Console
+
+from scalewise.analysis.findings import analyse
+from scalewise.report import text
+from scalewise.report.html import render_html
+from scalewise.report.images import draw_all, write_figure_files
+from scalewise.report.registry import FIGURES, SECTIONS
+from scalewise.report.terminal import print_summary
+
+
+def test_page_needs_no_network():
+    html = render_html(halo_profile(2, 2))
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    # Every src/href is inline data; nothing points at a server or another file.
+    refs = re.findall(r'(?:src|href)="([^"]*)"', html)
+    assert refs and all(r.startswith("data:image/svg+xml;base64,") for r in refs)
+    assert "<script" not in html and "@import" not in html and "url(" not in html
+
+
+def test_command_and_metadata_are_escaped():
+    p = halo_profile(2, 1, command=["./x", "<script>alert(1)</script>", "&amp;"])
+    p.meta["mpi_library"] = "<img src=x onerror=alert(1)>"
+    html = render_html(p)
+    assert "<script>alert(1)" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&amp;amp;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_registry_covers_p1_to_p6_with_docstrings():
+    assert {f.ref for f in FIGURES} == {"P1", "P2", "P3", "P4", "P5", "P6"}
+    assert {f.section for f in FIGURES} <= set(SECTIONS)
+    assert len({f.id for f in FIGURES}) == len(FIGURES)
+    a = analyse(halo_profile(2, 2))
+    for f in draw_all(a):
+        assert f.figure is not None and (f.spec.function.__doc__ or "").startswith(f.spec.ref + ":")
+
+
+def test_figure_files_are_png_and_svg(tmp_path):
+    written = write_figure_files(draw_all(analyse(halo_profile(2, 2))), tmp_path / "figs")
+    names = sorted(p.name for p in written)
+    assert names == sorted(f"{f.id}.{ext}" for f in FIGURES for ext in ("png", "svg"))
+    for p in written:
+        head = p.read_bytes()[:200]
+        assert head.startswith(b"\x89PNG") if p.suffix == ".png" else b"<svg" in head
+
+
+def test_missing_figures_are_not_written(tmp_path):
+    written = write_figure_files(draw_all(analyse(zero_call_profile())), tmp_path)
+    assert sorted(p.name for p in written) == ["p1-mpi-vs-compute.png", "p1-mpi-vs-compute.svg"]
+
+
+def summary_text(profile) -> str:
+    console = Console(record=True, width=200, color_system=None)
+    print_summary(profile, console)
+    return console.export_text()
+
+
+def test_terminal_summary_quotes_the_analysis():
+    p = halo_profile(4, 2)
+    a = analyse(p)
+    out = summary_text(p)
+    assert text.pct(100 * a.breakdown.mpi_share) in out  # 20.4%
+    assert f"wall time (slowest rank) {text.seconds(a.breakdown.wall.max)}" in out
+    assert f"total bytes sent {text.human_bytes(a.volume.total)}" in out
+    top = a.functions.iloc[0]
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith(top["function"]))
+    for cell in (text.seconds(top["time"]), text.pct(top["pct_wall"]), text.count(top["calls"]),
+                 text.human_bytes(top["bytes"])):
+        assert cell in line
+    assert a.findings[0].text in out
+    assert "./halo2d --steps 100" in out and "Open MPI v4.1.4" in out
+
+
+def test_terminal_summary_of_zero_calls_and_markup_in_command():
+    out = summary_text(zero_call_profile())
+    assert "note: No MPI calls were recorded" in out and "Top MPI functions" not in out
+    out = summary_text(halo_profile(2, 1, command=["./app", "[bold]x[/bold]"]))
+    assert "'[bold]x[/bold]'" in out
