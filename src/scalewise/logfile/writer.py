@@ -1,0 +1,113 @@
+"""Write a Profile as a job log (docs/log-format.md), byte-compatible with
+the C runtime.  Used for synthetic logs (benchmarks, tests of large jobs)
+and for golden files; the runtime itself never goes through Python."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from scalewise.logfile import layout as L
+from scalewise.model.profile import Profile
+
+_ORDER = "<"
+
+
+def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
+    host = str(rank_row.host).encode()
+    wall = int(round(rank_row.wall * 1e9))
+    mpi = int(round(rank_row.mpi_time * 1e9))
+    out = [struct.pack(_ORDER + L.RANK_FIXED, int(rank_row.rank), L.RANK_PARTIAL if rank_row.partial else 0,
+                       int(rank_row.pid), int(rank_row.nthreads), wall, min(mpi, wall), 0, int(rank_row.maxrss)),
+           struct.pack(_ORDER + "H", len(host)), host]
+    rows = sorted(fns, key=lambda f: fn_ids[f[0]])
+    out.append(struct.pack(_ORDER + "I", len(rows)))
+    for name, calls, t, tmin, tmax, nbytes in rows:
+        bins = sorted(hist.get(name, {}).items())
+        out.append(struct.pack(_ORDER + L.FUNCTION_FIXED, fn_ids[name], len(bins), int(calls), int(round(t * 1e9)),
+                               int(round(tmin * 1e9)), int(round(tmax * 1e9)), int(nbytes)))
+        out += [struct.pack(_ORDER + L.BIN_ENTRY, int(b), int(c)) for b, c in bins]
+    out.append(struct.pack(_ORDER + "I", len(peers)))
+    out += [struct.pack(_ORDER + L.PEER_ENTRY, int(d), int(m), int(b)) for d, m, b in sorted(peers)]
+    return b"".join(out)
+
+
+def _group(frame, key: str) -> dict:
+    """Rows of frame as tuples, grouped by the integer column ``key``."""
+    out: dict[int, list] = {}
+    if frame.empty:
+        return out
+    keys = frame[key].to_numpy()
+    records = frame.drop(columns=[key]).itertuples(index=False, name=None)
+    for k, rec in zip(keys, records):
+        out.setdefault(int(k), []).append(rec)
+    return out
+
+
+def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
+    """Write ``profile`` to ``path`` atomically; returns the path."""
+    path = Path(path)
+    functions = profile.functions
+    names = list(dict.fromkeys(functions["function"]))
+    classes = dict(zip(functions["function"], functions["fclass"]))
+    fn_ids = {n: i for i, n in enumerate(names)}
+    fn_rows = _group(functions[["rank", "function", "calls", "time", "tmin", "tmax", "bytes"]], "rank")
+    hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
+    peer_rows = _group(profile.p2p[["src", "dst", "messages", "bytes"]], "src")
+
+    index, blocks, off, any_partial = [], [], 0, False
+    for r in profile.ranks.sort_values("rank").itertuples(index=False):
+        rank = int(r.rank)
+        hist: dict[str, dict[int, int]] = {}
+        for name, b, c in hist_rows.get(rank, []):
+            hist.setdefault(name, {})[int(b)] = int(c)
+        raw = _rank_block(r, fn_rows.get(rank, []), hist, peer_rows.get(rank, []), fn_ids)
+        z = zlib.compress(raw, 6)
+        flags = L.RANK_PARTIAL if r.partial else 0
+        any_partial |= bool(r.partial)
+        index.append(struct.pack(_ORDER + L.RANK_INDEX_ENTRY, rank, flags, off, len(z), len(raw)))
+        blocks.append(z)
+        off += len(z)
+
+    meta = dict(profile.meta)
+    meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
+    meta.pop("ranks_present", None)
+    meta.pop("hosts", None)
+    nranks = int(meta.get("nranks", len(profile.ranks)))
+    meta["nranks"] = nranks
+    names_blob = b"".join(n.encode() + b"\0" + classes[n].encode() + b"\0" for n in names)
+    sections = [
+        (L.SEC_META, L.SECTION_COMPRESSED, zlib.compress(json.dumps(meta, default=_json_default).encode())),
+        (L.SEC_FUNCTIONS, L.SECTION_COMPRESSED, zlib.compress(names_blob)),
+        (L.SEC_RANK_INDEX, 0, b"".join(index)),
+        (L.SEC_RANKS, 0, b"".join(blocks)),
+    ]
+    flags = (L.LOG_PARTIAL if any_partial or len(index) < nranks or "partial" in profile.flags else 0)
+    flags |= L.LOG_ABORTED if aborted or "aborted" in profile.flags else 0
+    start = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
+    table, pos = [], start
+    for ident, sflags, data in sections:
+        table.append(struct.pack(_ORDER + L.SECTION_ENTRY, ident, 1, sflags, pos, len(data), zlib.crc32(data), 0))
+        pos += len(data)
+    table_b = b"".join(table)
+    head = struct.pack(_ORDER + "8sIHHIIIIQ", L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, L.FORMAT_MINOR,
+                       flags, nranks, len(index), len(sections), pos)
+    head += struct.pack(_ORDER + "II", zlib.crc32(table_b, zlib.crc32(head)), 0)
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(head + table_b)
+        for _, _, data in sections:
+            fh.write(data)
+    os.replace(tmp, path)
+    return path
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot store {type(value).__name__} in log metadata")
