@@ -1,0 +1,73 @@
+"""``scalewise study`` in-process: exit codes, one-line errors, plan and status output."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from scalewise.cli.study import study
+
+
+def _write(write_study, swtest_dir, extra=""):
+    return write_study(f"""name: cli
+applications:
+  swtest:
+    command: ["{swtest_dir}/{{mpi}}/swtest"{extra}]
+    fom: {{source: result_line}}
+axes:
+  ranks: [1, 2]
+  mpi: [mpich]
+timeout: 30
+""")
+
+
+def test_plan_lists_runs_with_ids(write_study, swtest_dir):
+    path = _write(write_study, swtest_dir)
+    result = CliRunner().invoke(study, ["plan", "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [r["ranks"] for r in rows] == [1, 2] and all(len(r["run_id"]) == 12 for r in rows)
+    table = CliRunner().invoke(study, ["plan", str(path)])
+    assert table.exit_code == 0 and "cli: 2 runs" in table.output and rows[0]["run_id"] in table.output
+
+
+def test_run_then_status(write_study, swtest_dir):
+    path = _write(write_study, swtest_dir)
+    runner = CliRunner()
+    result = runner.invoke(study, ["run", "--quiet", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "cli: 2 planned, 0 already done; ran 2 ok" in result.output
+    status = runner.invoke(study, ["status", str(path)])
+    assert status.exit_code == 0 and "cli: 2 planned: 2 ok" in status.output
+
+
+def test_run_with_failures_exits_1(write_study, swtest_dir):
+    path = _write(write_study, swtest_dir, extra=', --exit, "4"')
+    runner = CliRunner()
+    result = runner.invoke(study, ["run", "--quiet", str(path)])
+    assert result.exit_code == 1 and "ran 2 failed" in result.output
+    status = runner.invoke(study, ["status", str(path)])
+    assert "2 failed" in status.output and ": exit code 4" in status.output
+
+
+def test_bad_file_is_a_one_line_error(write_study):
+    path = write_study("name: bad\napplications: {}\n")
+    result = CliRunner().invoke(study, ["plan", str(path)])
+    assert result.exit_code == 2
+    assert result.output == "scalewise: error: study.yaml:2: applications: must not be empty\n"
+
+
+def test_local_launcher_refuses_multi_node_runs(write_study, swtest_dir):
+    path = write_study(f"""name: multi
+applications:
+  swtest:
+    command: ["{swtest_dir}/openmpi/swtest"]
+axes:
+  nodes: [2]
+  ranks_per_node: [1]
+""")
+    result = CliRunner().invoke(study, ["run", str(path)])
+    assert result.exit_code == 2
+    assert "the local launcher has one node, use --launcher slurm" in result.output
+    assert result.output.count("\n") == 1
