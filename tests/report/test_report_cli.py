@@ -1,0 +1,75 @@
+"""`scalewise summary` and `scalewise report` on real log files, in-process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import halo_profile, zero_call_profile
+
+from scalewise.cli.main import cli
+from scalewise.logfile.writer import write_profile
+
+
+@pytest.fixture(scope="module")
+def halo_log(tmp_path_factory):
+    return write_profile(halo_profile(4, 2), tmp_path_factory.mktemp("logs") / "halo.swlog")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_summary_prints_the_banner(halo_log):
+    r = invoke("summary", halo_log)
+    assert r.exit_code == 0, r.output
+    assert "scalewise profile: halo2d" in r.output
+    assert "MPI_Waitall" in r.output and "20.4%" in r.output and "Findings" in r.output
+
+
+def test_summary_json_follows_the_documented_schema(halo_log):
+    r = invoke("summary", halo_log, "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.output)
+    assert doc["nranks"] == 8 and len(doc["ranks"]) == 8
+    rank0 = doc["ranks"][0]
+    assert {"rank", "wall", "mpi_time", "functions"} <= set(rank0) and rank0["rank"] == 0
+    assert rank0["functions"]["MPI_Waitall"]["calls"] == 100
+    assert {"calls", "time", "bytes"} <= set(rank0["functions"]["MPI_Isend"])
+    assert rank0["functions"]["MPI_Isend"]["bytes"] == 400 * 64 * 1024
+    assert all(set(p) == {"src", "dst", "messages", "bytes"} for p in doc["p2p"])
+    assert {(p["src"], p["dst"]) for p in doc["p2p"] if p["src"] == 0} == {(0, 1), (0, 3), (0, 4)}
+
+
+def test_report_writes_page_figures_and_analysis(halo_log, tmp_path):
+    page, figs, analysis = tmp_path / "out" / "page.html", tmp_path / "figs", tmp_path / "analysis.json"
+    r = invoke("report", halo_log, "-o", page, "--figures", figs, "--json", analysis)
+    assert r.exit_code == 0, r.output
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert len(list(figs.glob("*.png"))) == len(list(figs.glob("*.svg"))) == 7
+    doc = json.loads(analysis.read_text())
+    assert doc["run"] == "halo.swlog" and doc["total_calls"] == 8 * 1000
+    assert doc["findings"][0]["kind"] == "bound"
+
+
+def test_report_of_zero_call_log_notes_it(tmp_path):
+    log = write_profile(zero_call_profile(), tmp_path / "zero.swlog")
+    r = CliRunner().invoke(cli, ["report", str(log), "-o", str(tmp_path / "zero.html")])
+    assert r.exit_code == 0
+    assert "No MPI calls were recorded" in (tmp_path / "zero.html").read_text()
+
+
+@pytest.mark.parametrize("make_args, message", [
+    (lambda d: ["summary", d / "missing.swlog"], "no such file"),
+    (lambda d: ["summary", d], "is a directory"),
+    (lambda d: ["report", d / "junk.swlog"], "not a scalewise log"),
+    (lambda d: ["report", d / "halo.swlog", "-o", d], "is a directory"),
+])
+def test_user_errors_are_one_line_and_exit_2(tmp_path, make_args, message):
+    (tmp_path / "junk.swlog").write_bytes(b"hello, not a log at all" * 10)
+    write_profile(halo_profile(2, 1), tmp_path / "halo.swlog")
+    r = CliRunner().invoke(cli, [str(a) for a in make_args(tmp_path)])
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scalewise: error:") and message in lines[0]
