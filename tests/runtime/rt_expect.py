@@ -211,3 +211,38 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
         e.call(r, "MPI_Allreduce", DOUBLE)
         e.call(r, "MPI_Comm_free")
     return e
+
+
+# -- tests/runtime/programs/groundtruth_f.F90 and groundtruth_f08.f90 ---------
+
+def groundtruth_fortran(nranks: int, reps: int, count: int, sizes: list[int]) -> Expected:
+    """Mirror of the Fortran programs (MPI_CHARACTER is 1 byte, MPI_DOUBLE_PRECISION 8)."""
+    P, e = nranks, Expected(nranks)
+    maxs = max(sizes)
+    for r in range(P):
+        right = (r + 1) % P
+        e.call(r, "MPI_Init")
+        e.call(r, "MPI_Finalize")
+        partner = r ^ 1
+        if partner < P:
+            for s in sizes:
+                e.send(r, "MPI_Send", partner, s)
+                e.call(r, "MPI_Recv", s)
+        for s in sizes:
+            e.call(r, "MPI_Irecv", s)
+            e.send(r, "MPI_Isend", right, s)
+            e.call(r, "MPI_Waitall", s, s)
+        for s in sizes:
+            e.call(r, "MPI_Sendrecv", s, s)
+            e.message(r, right, s)
+        e.call(r, "MPI_Allreduce", *[count * DOUBLE] * (2 * reps), calls=2 * reps)
+        e.call(r, "MPI_Bcast", count * DOUBLE)
+        e.call(r, "MPI_Barrier", 0)
+        members = list(range(r % 2, P, 2))
+        q = members.index(r)
+        e.call(r, "MPI_Comm_split")
+        e.call(r, "MPI_Irecv", maxs)
+        e.send(r, "MPI_Isend", members[(q + 1) % len(members)], maxs)
+        e.call(r, "MPI_Waitall", maxs, maxs)
+        e.call(r, "MPI_Comm_free")
+    return e
