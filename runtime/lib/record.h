@@ -27,6 +27,8 @@
 #include "scalewise/format.h"
 
 #define SW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The per-call path: always inlined into each wrapper. */
+#define SW_HOT static inline __attribute__((always_inline))
 #define SW_DTCACHE 8
 
 typedef struct {
@@ -82,8 +84,13 @@ void sw_type_freed(void);
 #define SW_REQ_ACTIVE 0x8u
 void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flags);
 void sw_req_start(sw_thread *T, int fn, MPI_Request r);
-void sw_req_done(sw_thread *T, int fn, MPI_Request r, MPI_Status *st);
-void sw_req_forget(MPI_Request r);
+typedef struct {
+    uint64_t bytes;
+    int32_t peer;
+    uint16_t fn, flags; /* flags 0: not a tracked operation */
+} sw_pending;           /* a request's entry while its Wait/Test call runs */
+void sw_req_claim(MPI_Request r, sw_pending *p);
+void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
 
 /* comms.c */
 int sw_world_rank(MPI_Comm comm, int rank);
@@ -119,9 +126,9 @@ static inline uintptr_t sw_key(const void *h, size_t n)
     return k;
 }
 
-static inline uint64_t sw_ticks(void) { return __rdtsc(); }
+SW_HOT uint64_t sw_ticks(void) { return __rdtsc(); }
 
-static inline sw_thread *sw_enter(void)
+SW_HOT sw_thread *sw_enter(void)
 {
     if (SW_UNLIKELY(!sw_on))
         return NULL;
@@ -136,7 +143,7 @@ static inline sw_thread *sw_enter(void)
     return T;
 }
 
-static inline void sw_leave(sw_thread *T, int fn, uint64_t t0, uint64_t t1)
+SW_HOT void sw_leave(sw_thread *T, int fn, uint64_t t0, uint64_t t1)
 {
     sw_fnstat *s = &T->stats[fn];
     uint64_t dt = t1 - t0;
@@ -153,7 +160,7 @@ static inline void sw_leave(sw_thread *T, int fn, uint64_t t0, uint64_t t1)
     T->depth = 0;
 }
 
-static inline unsigned sw_bin(uint64_t n)
+SW_HOT unsigned sw_bin(uint64_t n)
 {
     if (!n)
         return 0;
@@ -162,13 +169,13 @@ static inline unsigned sw_bin(uint64_t n)
 }
 
 /* One message of n bytes for function fn: its byte total and its histogram. */
-static inline void sw_credit(sw_thread *T, int fn, uint64_t n)
+SW_HOT void sw_credit(sw_thread *T, int fn, uint64_t n)
 {
     T->stats[fn].bytes += n;
     T->stats[fn].hist[sw_bin(n)]++;
 }
 
-static inline uint64_t sw_type_size(MPI_Datatype dt)
+SW_HOT uint64_t sw_type_size(MPI_Datatype dt)
 {
     sw_thread *T = sw_self;
     uintptr_t k = SW_KEY(dt);
@@ -178,7 +185,7 @@ static inline uint64_t sw_type_size(MPI_Datatype dt)
     return sw_type_size_slow(T, i, k, dt);
 }
 
-static inline uint64_t sw_bytes(int count, MPI_Datatype dt)
+SW_HOT uint64_t sw_bytes(int count, MPI_Datatype dt)
 {
     return count > 0 ? (uint64_t)count * sw_type_size(dt) : 0;
 }
@@ -193,20 +200,29 @@ static inline void sw_p2p_send(sw_thread *T, int dest, MPI_Comm comm, uint64_t b
 }
 
 /* Wait/Test families: the call overwrites completed handles with
- * MPI_REQUEST_NULL, so keep a copy; and give it real statuses so received
- * sizes are known even when the caller passed MPI_STATUSES_IGNORE.  If memory
- * for the copies cannot be had, sw_rqs is NULL and nothing is credited. */
+ * MPI_REQUEST_NULL, so keep a copy, and the requests' table entries
+ * (sw_req_claim); give the call real statuses so received sizes are known
+ * even when the caller passed MPI_STATUSES_IGNORE.  If memory for the copies
+ * cannot be had, sw_rqs is NULL and nothing is claimed or credited. */
 #define SW_STACK_REQS 32
-static inline MPI_Request *sw_keep_requests(int n, const MPI_Request *reqs, MPI_Request *stack)
+static inline MPI_Request *sw_keep_requests(int n, const MPI_Request *reqs, MPI_Request *stack,
+                                            sw_pending *pstack, sw_pending **pd)
 {
-    MPI_Request *copy = n > SW_STACK_REQS ? malloc(sizeof(MPI_Request) * (size_t)n) : stack;
+    MPI_Request *copy = stack;
+    *pd = pstack;
+    if (n > SW_STACK_REQS) {
+        /* One block: the claimed entries first (8-byte aligned), then the handles. */
+        *pd = malloc((sizeof(sw_pending) + sizeof(MPI_Request)) * (size_t)n);
+        copy = *pd ? (MPI_Request *)(*pd + n) : NULL;
+    }
     if (copy && n > 0)
         memcpy(copy, reqs, sizeof(MPI_Request) * (size_t)n);
     return copy;
 }
 #define SW_KEEP_REQUESTS(n, reqs)                                        \
     MPI_Request sw_rq_stack[SW_STACK_REQS];                              \
-    MPI_Request *sw_rqs = sw_keep_requests((n), (reqs), sw_rq_stack);    \
+    sw_pending sw_pd_stack[SW_STACK_REQS], *sw_pd;                       \
+    MPI_Request *sw_rqs = sw_keep_requests((n), (reqs), sw_rq_stack, sw_pd_stack, &sw_pd); \
     MPI_Status *sw_sts_heap = NULL
 #define SW_KEEP_STATUSES(n, sts)                                         \
     MPI_Status sw_st_stack[SW_STACK_REQS];                               \
@@ -217,14 +233,19 @@ static inline MPI_Request *sw_keep_requests(int n, const MPI_Request *reqs, MPI_
             (sts) = sw_sts_heap;                                         \
         else {                                                           \
             if (sw_rqs != sw_rq_stack)                                   \
-                free(sw_rqs);                                            \
+                free(sw_pd);                                             \
             sw_rqs = NULL;                                               \
+            sw_pd = NULL;                                                \
         }                                                                \
     }
+#define SW_CLAIM_REQUESTS(n)                                             \
+    if (sw_rqs)                                                          \
+        for (int sw_i = 0; sw_i < (n); sw_i++)                           \
+            sw_req_claim(sw_rqs[sw_i], &sw_pd[sw_i])
 #define SW_RELEASE_REQUESTS()                                            \
     do {                                                                 \
-        if (sw_rqs != sw_rq_stack)                                       \
-            free(sw_rqs);                                                \
+        if (sw_rqs && sw_rqs != sw_rq_stack)                             \
+            free(sw_pd);                                                 \
         free(sw_sts_heap);                                               \
     } while (0)
 
