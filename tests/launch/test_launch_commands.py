@@ -23,7 +23,10 @@ def _job(**kw):
 def test_openmpi_mpirun_command():
     launch = get_launcher("mpirun").launch(_job(), oversubscribe=True)
     assert launch.argv == ["mpirun.openmpi", "-np", "4", "--oversubscribe", "--bind-to", "none",
-                           "--mca", "btl", "self,tcp", "-x", "OMP_NUM_THREADS", "./app", "--size", "tiny"]
+                           "--mca", "btl", "self,tcp", "./app", "--size", "tiny"]
+    assert launch.env["OMPI_MCA_mca_base_env_list"] == "OMP_NUM_THREADS"
+    merged = get_launcher("mpirun").launch(_job(env={"OMPI_MCA_mca_base_env_list": "LD_PRELOAD;OMP_NUM_THREADS"}))
+    assert merged.env["OMPI_MCA_mca_base_env_list"] == "LD_PRELOAD;OMP_NUM_THREADS"
     if os.geteuid() == 0:
         assert launch.env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and launch.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
     multi = get_launcher("mpirun").launch(_job(nodes=2))

@@ -21,9 +21,20 @@ def root_env(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def forward_env(env: dict[str, str], names: list[str]) -> dict[str, str]:
+    """Have mpirun forward ``names`` to ranks on other nodes.
+
+    Uses ``OMPI_MCA_mca_base_env_list`` rather than ``-x``: the profiler's
+    environment already uses that list, and Open MPI refuses a mix of both.
+    """
+    listed = [n for n in env.get("OMPI_MCA_mca_base_env_list", "").split(";") if n]
+    listed += [n for n in names if n not in listed]
+    return dict(env, OMPI_MCA_mca_base_env_list=";".join(listed)) if listed else dict(env)
+
+
 @register_launcher("mpirun")
 class OpenMpiRun(Launcher):
-    """``mpirun.openmpi -np P [--oversubscribe] --mca k v ... -x VAR ... app``."""
+    """``mpirun.openmpi -np P [--oversubscribe] --mca k v ... app``."""
 
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
         argv = [OPENMPI_RUN, "-np", str(job.ranks)]
@@ -36,10 +47,7 @@ class OpenMpiRun(Launcher):
             argv += ["--bind-to", "none"]
         for name, value in job.mca.items():
             argv += ["--mca", name, value]
-        for name in job.exported:
-            # mpirun forwards only named variables to ranks on other nodes.
-            argv += ["-x", name]
-        return Launch(argv + list(job.app_argv), root_env(job.env))
+        return Launch(argv + list(job.app_argv), root_env(forward_env(job.env, job.exported)))
 
 
 @register_launcher("mpiexec")
