@@ -32,9 +32,11 @@ def cli() -> None:
 def _register() -> None:
     # Explicit list: a command exists because it is named here, not found by globbing.
     from scalewise.cli import run, show
+    from scalewise.cli import study
 
     cli.add_command(run.run)
     cli.add_command(show.summary)
+    cli.add_command(study.study)
     cli.add_command(show.report)
 
 
