@@ -152,8 +152,10 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
         post += post_c
     if "free_request" in r:
         (rq,) = split_names(n, "free_request", r["free_request"], ps, 1)
-        pre.append(f"MPI_Request sw_rq = *{rq};")
-        post.append("if (rc == MPI_SUCCESS) sw_req_forget(sw_rq);")
+        # Claimed before the call, which frees the handle for reuse by other
+        # threads; put back only if the call failed.
+        pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);")
+        post.append(f"if (rc != MPI_SUCCESS) sw_req_settle(T, SW_FN_{n}, sw_rq, &sw_pd1, 0, NULL);")
     if "comm_new" in r:
         (c,) = split_names(n, "comm_new", r["comm_new"], ps, 1)
         post.append(f"if (rc == MPI_SUCCESS) sw_comm_created(*{c});")
@@ -169,31 +171,39 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
 
 def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str]]:
     """Statements for the Wait/Test families: keep the request handles the call
-    will overwrite, make sure a status exists for each, credit what completed."""
+    will overwrite and claim their table entries before the call (see
+    sw_req_claim), make sure a status exists for each, then settle every
+    claimed entry: credit what completed, put the rest back."""
     n, fid, ps = fn.name, f"SW_FN_{fn.name}", fn.params
     mode, _, names = value.partition(":")
     cond = "rc == MPI_SUCCESS" + (f" && *{split_names(n, 'flag', flag, ps, 1)[0]}" if flag else "")
     if mode == "one":
         rq, st = split_names(n, "complete", names, ps, 2)
-        pre = [f"MPI_Request sw_rq = *{rq};",
+        pre = [f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);",
                f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;"]
-        post = [f"if ({cond}) sw_req_done(T, {fid}, sw_rq, {st});"]
+        post = [f"sw_req_settle(T, {fid}, sw_rq, &sw_pd1, {cond}, {st});"]
     elif mode == "all":
         cnt, rqs, sts = split_names(n, "complete", names, ps, 3)
-        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});"]
-        post = [f"if ({cond} && sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_done(T, {fid}, sw_rqs[sw_i], &{sts}[sw_i]);",
+        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});", f"SW_CLAIM_REQUESTS({cnt});"]
+        post = [f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], {cond}, &{sts}[sw_i]);",
                 "SW_RELEASE_REQUESTS();"]
     elif mode == "any":
         cnt, rqs, idx, st = split_names(n, "complete", names, ps, 4)
         pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});",
-               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;"]
-        post = [f"if ({cond} && sw_rqs && *{idx} != MPI_UNDEFINED && *{idx} >= 0 && *{idx} < {cnt}) sw_req_done(T, {fid}, sw_rqs[*{idx}], {st});",
+               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;", f"SW_CLAIM_REQUESTS({cnt});"]
+        post = [f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], {cond} && *{idx} == sw_i, {st});",
                 "SW_RELEASE_REQUESTS();"]
     elif mode == "some":
         cnt, rqs, outc, idx, sts = split_names(n, "complete", names, ps, 5)
-        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});"]
-        post = [f"if ({cond} && sw_rqs && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) "
-                f"sw_req_done(T, {fid}, sw_rqs[{idx}[sw_i]], &{sts}[sw_i]);",
+        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});", f"SW_CLAIM_REQUESTS({cnt});"]
+        # Completed entries first (statuses follow the order of the indices),
+        # then every other claimed entry goes back.
+        post = [f"if (sw_rqs && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
+                f"int sw_j = {idx}[sw_i]; if (sw_j < 0 || sw_j >= {cnt}) continue; "
+                f"sw_req_settle(T, {fid}, sw_rqs[sw_j], &sw_pd[sw_j], 1, &{sts}[sw_i]); sw_pd[sw_j].flags = 0; }}",
+                f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], 0, NULL);",
                 "SW_RELEASE_REQUESTS();"]
     else:
         raise SpecError(f"{n}.complete: mode '{mode}' is not one of one, all, any, some")

@@ -83,49 +83,59 @@ void sw_req_start(sw_thread *T, int fn, MPI_Request r)
     }
 }
 
-void sw_req_done(sw_thread *T, int fn, MPI_Request r, MPI_Status *st)
+/* Wait/Test/Request_free: take r's entry out of the table *before* the MPI
+ * call.  Once that call completes a request, MPI may hand the same handle to
+ * another thread's new request before this wrapper looks it up again; an
+ * entry still in the table would then be credited to, or erased by, the
+ * wrong operation.  While the entry is out, no other thread can use r (MPI
+ * forbids two concurrent completions of one request). */
+void sw_req_claim(MPI_Request r, sw_pending *p)
 {
+    p->flags = 0;
     if (r == MPI_REQUEST_NULL || !table)
         return;
     uintptr_t key = SW_KEY(r);
-    int found = 0, origin = 0;
-    unsigned flags = 0;
-    uint64_t bytes = 0;
     LOCK();
     unsigned i = sw_probe(table, sizeof *table, mask, key);
     sw_req *e = &table[i];
-    if (e->key == key && (e->flags & SW_REQ_ACTIVE)) {
-        found = 1;
-        flags = e->flags;
-        bytes = e->bytes;
-        origin = e->fn;
-        if (flags & SW_REQ_PERSISTENT) {
-            e->flags &= (uint16_t)~SW_REQ_ACTIVE;
-        } else {
-            sw_erase(table, sizeof *table, mask, i);
-            used--;
-        }
+    if (e->key == key) {
+        *p = (sw_pending){e->bytes, e->peer, e->fn, e->flags};
+        sw_erase(table, sizeof *table, mask, i);
+        used--;
     }
     UNLOCK();
-    if (!found)
-        return;
-    if (flags & SW_REQ_RECV) {
-        bytes = sw_status_bytes(st);
-        sw_credit(T, origin, bytes);
-    }
-    sw_credit(T, fn, bytes);
 }
 
-void sw_req_forget(MPI_Request r)
+/* After the call: a completed operation is credited to the function that
+ * started it (receives, whose size the status gives) and to the completing
+ * call fn; an entry that must live on (not completed, or persistent) goes
+ * back into the table. */
+void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st)
 {
-    if (r == MPI_REQUEST_NULL || !table)
+    if (!p->flags)
+        return;
+    uint16_t flags = p->flags;
+    if (completed && (flags & SW_REQ_ACTIVE)) {
+        uint64_t bytes = p->bytes;
+        if (flags & SW_REQ_RECV) {
+            bytes = sw_status_bytes(st);
+            sw_credit(T, p->fn, bytes);
+        }
+        sw_credit(T, fn, bytes);
+        flags &= (uint16_t)~SW_REQ_ACTIVE;
+    }
+    if (completed && !(flags & SW_REQ_PERSISTENT))
         return;
     uintptr_t key = SW_KEY(r);
     LOCK();
-    unsigned i = sw_probe(table, sizeof *table, mask, key);
-    if (table[i].key == key) {
-        sw_erase(table, sizeof *table, mask, i);
-        used--;
+    if ((used + 1) * 2 > mask + 1)
+        grow();
+    if ((used + 1) * 2 <= mask + 1) {
+        sw_req *e = &table[sw_probe(table, sizeof *table, mask, key)];
+        used += e->key == 0;
+        *e = (sw_req){key, p->bytes, p->peer, p->fn, flags};
+    } else {
+        sw_set_partial();
     }
     UNLOCK();
 }
