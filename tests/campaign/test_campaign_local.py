@@ -74,7 +74,7 @@ applications:
     command: ["{exe}", --fail]
     fom: {{source: result_line}}
   slow:
-    command: ["{exe}", --sleep, "20"]
+    command: ["{exe}", --sleep, "60"]
   no_fom:
     command: ["{exe}"]
     fom: {{source: regex, pattern: "gflops=([0-9.]+)"}}
@@ -83,7 +83,7 @@ applications:
 axes:
   ranks: [2]
   mpi: [openmpi]
-timeout: 2
+timeout: 6
 """
     loaded = load_study(write_study(text))
     summary = run_study(loaded, "local")
@@ -92,8 +92,8 @@ timeout: 2
     assert got["good"]["status"] == "ok"
     assert got["exits"]["status"] == "failed" and got["exits"]["reason"] == "exit code 5"
     assert got["reports_fail"]["reason"] == "application reported status=FAIL (check=2, exit code 3)"
-    assert got["slow"]["status"] == "timeout" and got["slow"]["reason"] == "timed out after 2 s"
-    assert got["slow"]["wall"] < 10
+    assert got["slow"]["status"] == "timeout" and got["slow"]["reason"] == "timed out after 6 s"
+    assert got["slow"]["wall"] < 15
     assert got["no_fom"]["reason"] == "figure of merit not found: no number matched /gflops=([0-9.]+)/"
     assert got["missing"]["reason"].endswith("nowhere/app does not exist or is not executable")
 
