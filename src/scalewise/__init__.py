@@ -2,6 +2,7 @@
 
 from scalewise._version import __version__
 from scalewise.model import Profile
+from scalewise.model.runset import RunSet, Study
 
 
 def load(path) -> Profile:
@@ -11,4 +12,11 @@ def load(path) -> Profile:
     return read_profile(path)
 
 
-__all__ = ["__version__", "Profile", "load"]
+def open_study(path) -> Study:
+    """Read a study's results (its study file, output folder or ``results.sqlite``) into a :class:`Study`."""
+    from scalewise.studydb import read_study
+
+    return read_study(path)
+
+
+__all__ = ["__version__", "Profile", "RunSet", "Study", "load", "open_study"]
