@@ -12,7 +12,7 @@ import shlex
 
 import pytest
 from chromium_cdp import Chromium
-from conftest import halo_profile, zero_call_profile
+from report_profiles import halo_profile, zero_call_profile
 
 from scalewise.analysis.findings import analyse
 from scalewise.report.html import write_html

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import halo_profile, zero_call_profile
+from report_profiles import halo_profile, zero_call_profile
 
 from scalewise.cli.main import cli
 from scalewise.logfile.writer import write_profile

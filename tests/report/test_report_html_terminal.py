@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import halo_profile, zero_call_profile
+from report_profiles import halo_profile, zero_call_profile
 from rich.console import Console
 
 from scalewise.analysis.findings import analyse

@@ -22,7 +22,7 @@ from scalewise._version import __version__
 from scalewise.analysis.findings import ProfileAnalysis, analyse
 from scalewise.model.profile import Profile
 from scalewise.report import text
-from scalewise.report.images import DrawnFigure, draw_all, svg_bytes
+from scalewise.report.images import DrawnFigure, draw_all
 from scalewise.report.registry import SECTIONS
 
 _ENV = jinja2.Environment(
@@ -49,7 +49,7 @@ def _sections(drawn: list[DrawnFigure]) -> dict[str, list[dict]]:
     for f in drawn:
         out[f.spec.section].append({
             "id": f.spec.id, "ref": f.spec.ref, "title": f.spec.title, "caption": f.spec.caption,
-            "missing": f.missing, "src": None if f.figure is None else _data_uri(svg_bytes(f.figure)),
+            "missing": f.missing, "src": None if f.svg is None else _data_uri(f.svg),
         })
     return out
 

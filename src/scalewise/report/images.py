@@ -24,20 +24,24 @@ class DrawnFigure:
     spec: FigureSpec
     figure: Figure | None  # None when the run has no data for it
     missing: str | None  # why it is missing, for the reader
+    svg: bytes | None  # encoded once: the page and --figures both need it, and encoding dominates the cost
 
 
 def draw_all(a: ProfileAnalysis, specs: list[FigureSpec] | None = None) -> list[DrawnFigure]:
-    """Draw every registered figure the run has data for."""
+    """Draw every registered figure the run has data for, and encode it as SVG."""
     out = []
     for spec in specs if specs is not None else FIGURES:
         why = spec.missing(a)
-        out.append(DrawnFigure(spec, None if why else spec.draw(a), why))
+        fig = None if why else spec.draw(a)
+        out.append(DrawnFigure(spec, fig, why, None if fig is None else svg_bytes(fig)))
     return out
 
 
 def svg_bytes(fig: Figure) -> bytes:
     buf = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "scalewise"}):
+    # Text stays text (the browser sets it in its sans-serif): converting every
+    # glyph to a path doubled the encoding time and the file size.
+    with matplotlib.rc_context({"svg.hashsalt": "scalewise", "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", metadata=_SVG_META)
     return buf.getvalue()
 
@@ -56,7 +60,7 @@ def write_figure_files(drawn: list[DrawnFigure], directory: str | Path) -> list[
     for f in drawn:
         if f.figure is None:
             continue
-        for ext, data in (("svg", svg_bytes(f.figure)), ("png", png_bytes(f.figure))):
+        for ext, data in (("svg", f.svg), ("png", png_bytes(f.figure))):
             path = d / f"{f.spec.id}.{ext}"
             path.write_bytes(data)
             written.append(path)

@@ -1,0 +1,74 @@
+"""Profiles for report tests: a 2-D halo exchange with known numbers, and the awkward cases.
+
+A module of its own, not conftest.py: several test folders have a conftest,
+so "from conftest import ..." would be ambiguous."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile, bin_bounds
+
+HALO_BYTES = 64 * 1024  # one halo face
+STEPS = 100
+
+
+def halo_profile(px: int, py: int, command=None, flags=(), drop_ranks=0) -> Profile:
+    """A px x py periodic 2-D halo exchange: Isend/Irecv to 4 neighbours, Waitall, one Allreduce per step.
+
+    Rank r computes 10 + r % 3 seconds, so compute is imbalanced by a known amount.
+    """
+    n = px * py
+    r = np.arange(n)
+    x, y = r % px, r // px
+    nbrs = [((x + 1) % px) + y * px, ((x - 1) % px) + y * px, x + ((y + 1) % py) * px, x + ((y - 1) % py) * px]
+    compute = 10.0 + (r % 3)
+    waitall = 2.0 + 0.5 * (r % 3 == 0)
+    allreduce = np.full(n, 0.5)
+    isend = np.full(n, 0.1)
+    mpi = waitall + allreduce + isend
+    ranks = pd.DataFrame({"rank": r, "host": [f"node{k // 16:03d}" for k in r], "pid": 4000 + r,
+                          "wall": compute + mpi, "mpi_time": mpi, "compute_time": compute,
+                          "maxrss": 1 << 28, "nthreads": 1, "partial": False})[RANK_COLUMNS]
+    rows = []
+    for fn, fc, calls, time, nbytes in [
+        ("MPI_Waitall", "wait", STEPS, waitall, 8 * STEPS * HALO_BYTES),
+        ("MPI_Isend", "p2p", 4 * STEPS, isend, 4 * STEPS * HALO_BYTES),
+        ("MPI_Irecv", "p2p", 4 * STEPS, np.zeros(n), 0),
+        ("MPI_Allreduce", "collective", STEPS, allreduce, 8 * STEPS),
+    ]:
+        rows.append(pd.DataFrame({"rank": r, "function": fn, "fclass": fc, "calls": calls, "time": time,
+                                  "tmin": time / calls, "tmax": time / calls, "bytes": nbytes}))
+    functions = pd.concat(rows, ignore_index=True)[FUNCTION_COLUMNS]
+    big, small = HALO_BYTES.bit_length(), (8).bit_length()
+    hist = pd.concat([
+        pd.DataFrame({"rank": r, "function": "MPI_Isend", "bin": big, "count": 4 * STEPS}),
+        pd.DataFrame({"rank": r, "function": "MPI_Waitall", "bin": big, "count": 8 * STEPS}),
+        pd.DataFrame({"rank": r, "function": "MPI_Allreduce", "bin": small, "count": STEPS}),
+    ], ignore_index=True)
+    hist["lo"] = [bin_bounds(b)[0] for b in hist["bin"]]
+    hist["hi"] = [bin_bounds(b)[1] for b in hist["bin"]]
+    hist = hist[HIST_COLUMNS]
+    p2p = pd.DataFrame({"src": np.tile(r, 4), "dst": np.concatenate(nbrs), "messages": STEPS,
+                        "bytes": STEPS * HALO_BYTES})
+    p2p = p2p.groupby(["src", "dst"], as_index=False)[["messages", "bytes"]].sum()[P2P_COLUMNS]
+    if drop_ranks:
+        keep = r[: n - drop_ranks]
+        ranks = ranks[ranks["rank"].isin(keep)]
+        functions = functions[functions["rank"].isin(keep)]
+        hist = hist[hist["rank"].isin(keep)]
+        p2p = p2p[p2p["src"].isin(keep)]
+    meta = {"nranks": n, "command": command or ["./halo2d", "--steps", str(STEPS)],
+            "mpi_library": "Open MPI v4.1.4", "start_time": 1_700_000_000.0, "end_time": 1_700_000_013.0,
+            "hosts": sorted(set(ranks["host"])), "format": "1.0"}
+    return Profile(meta, ranks.reset_index(drop=True), functions.reset_index(drop=True),
+                   hist.reset_index(drop=True), p2p.reset_index(drop=True), flags=frozenset(flags))
+
+
+def zero_call_profile() -> Profile:
+    ranks = pd.DataFrame({"rank": [0, 1], "host": ["node000"] * 2, "pid": [1, 2], "wall": [5.0, 5.0],
+                          "mpi_time": [0.0, 0.0], "compute_time": [5.0, 5.0], "maxrss": [1, 1],
+                          "nthreads": [1, 1], "partial": [False, False]})
+    return Profile({"nranks": 2, "command": ["./serial_work"]}, ranks, pd.DataFrame(columns=FUNCTION_COLUMNS),
+                   pd.DataFrame(columns=HIST_COLUMNS), pd.DataFrame(columns=P2P_COLUMNS))
