@@ -246,3 +246,25 @@ def groundtruth_fortran(nranks: int, reps: int, count: int, sizes: list[int]) ->
         e.call(r, "MPI_Waitall", maxs, maxs)
         e.call(r, "MPI_Comm_free")
     return e
+
+
+# -- tests/runtime/programs/threads.c ----------------------------------------
+
+def threads(nranks: int, iters: int, sizes: list[int]) -> Expected:
+    """Mirror of threads.c: thread t uses sizes[t] and t + 1 doubles."""
+    e = Expected(nranks)
+    for r in range(nranks):
+        right = (r + 1) % nranks
+        e.call(r, "MPI_Init_thread")
+        e.call(r, "MPI_Finalize")
+        e.call(r, "MPI_Comm_dup", calls=len(sizes))
+        e.call(r, "MPI_Comm_free", calls=len(sizes))
+        for t, s in enumerate(sizes):
+            for _ in range(iters):
+                e.call(r, "MPI_Sendrecv", s, s)
+                e.message(r, right, s)
+                e.call(r, "MPI_Irecv", s)
+                e.send(r, "MPI_Isend", right, s)
+                e.call(r, "MPI_Waitall", s, s)
+                e.call(r, "MPI_Allreduce", (t + 1) * DOUBLE)
+    return e
