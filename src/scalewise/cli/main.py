@@ -32,11 +32,12 @@ def cli() -> None:
 def _register() -> None:
     # Explicit list: a command exists because it is named here, not found by globbing.
     from scalewise.cli import run, show
-    from scalewise.cli import study
+    from scalewise.cli import study, study_report
 
     cli.add_command(run.run)
     cli.add_command(show.summary)
     cli.add_command(study.study)
+    study.study.add_command(study_report.report)  # analysis side of `study`, kept in its own module
     cli.add_command(show.report)
 
 

@@ -1,0 +1,45 @@
+"""``scalewise study report FILE_OR_DB``: the study deck, and its tables on request."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from scalewise.analysis.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
+from scalewise.analysis.scaling import parse_base
+from scalewise.analysis.study_findings import analyse_study
+from scalewise.report.study_html import write_study_html, write_tables
+from scalewise.studydb import read_study
+
+
+@click.command()
+@click.argument("source", metavar="FILE_OR_DB", type=click.Path(exists=True))
+@click.option("-o", "--output", default="study.html", show_default=True, type=click.Path(),
+              help="The HTML report to write.")
+@click.option("--csv", "csv_dir", type=click.Path(file_okay=False), help="Also write every table as DIR/<name>.csv.")
+@click.option("--parquet", "parquet_dir", type=click.Path(file_okay=False),
+              help="Also write every table as DIR/<name>.parquet.")
+@click.option("--base", multiple=True, metavar="AXIS=N",
+              help="Scaling base, e.g. ranks=2 or nodes=1 (default: the smallest scale of each series).")
+@click.option("--metric", type=click.Choice(["auto", "fom", "jobs/day"]), default="auto", show_default=True,
+              help="Performance: the figure of merit, jobs per day (86400 / wall), or auto (FOM when every run has one).")
+@click.option("--watts-per-node", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_WATTS_PER_NODE,
+              show_default=True, help="Power drawn by one node, for the energy section.")
+@click.option("--price-per-kwh", type=click.FloatRange(min=0), default=DEFAULT_PRICE_PER_KWH, show_default=True,
+              help="Electricity price per kWh, for the energy section.")
+def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | None, base: tuple[str, ...],
+           metric: str, watts_per_node: float, price_per_kwh: float) -> None:
+    """Write the study report: set-up, performance per setting, scalability, the profile across scale,
+    comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
+    started = time.monotonic()
+    study = read_study(source)
+    analysis = analyse_study(study, base=parse_base(base) or None, metric=metric, watts_per_node=watts_per_node,
+                             price_per_kwh=price_per_kwh)
+    page = write_study_html(output, analysis)
+    for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
+        if directory:
+            written = write_tables(analysis, directory, fmt)
+            click.echo(f"tables: {len(written)} {fmt} files in {directory}")
+    click.echo(f"{study.name}: {len(study.runs)} runs, {len(analysis.findings)} findings; "
+               f"report: {page} ({time.monotonic() - started:.1f} s)")
