@@ -16,7 +16,7 @@
 static const char *size_names[3] = {"tiny", "small", "large"};
 
 static struct {
-    const char *app;
+    char app[64];
     int argc;
     char **argv;
     unsigned char claimed[256]; /* argv tokens consumed by a known flag */
@@ -77,7 +77,8 @@ static const char *find_flag(const char *flag)
 void sw_args_begin(const char *app, int argc, char **argv)
 {
     memset(&args, 0, sizeof args);
-    args.app = app;
+    /* Copied: the Fortran caller passes a temporary string. */
+    snprintf(args.app, sizeof args.app, "%s", app);
     args.argc = argc < 256 ? argc : 256;
     args.argv = argv;
     if (argc > 256)
@@ -238,7 +239,7 @@ int sw_result(const char *app, double fom, const char *fom_unit,
 void sw_note(const char *text)
 {
     if (world_rank() == 0) {
-        printf("# %s: %s\n", args.app ? args.app : "proxy", text);
+        printf("# %s: %s\n", args.app[0] ? args.app : "proxy", text);
         fflush(stdout);
     }
 }
