@@ -376,6 +376,10 @@ void sw_write_log(unsigned log_flags)
             all = total <= 0x7fffffff ? malloc((size_t)total + 1) : NULL;
         }
         sw_pmpi.Gatherv(z.p, mine[1], MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sw_J.comm);
+        /* Leave no message in flight when MPI_Finalize starts: MPICH 4.0 over
+         * UCX/TCP can hang in finalize while a rank's last send is still
+         * being acknowledged. */
+        sw_pmpi.Barrier(sw_J.comm);
         if (root && all) {
             /* A rank that could not pack its record sends nothing: drop it. */
             uint32_t kept = 0;
