@@ -131,8 +131,8 @@ def p4_message_sizes(d: SizeDistribution) -> Figure:
     labels = dict(zip(d.counts["bin"], d.counts["label"]))
     credited = set(d.counts.loc[d.counts["credited"].astype(bool), "function"])
     label_in = _label_inches([f"{n} (completes)" for n in names])
-    fig = _figure(max(6.0, label_in + 1.5 + 0.55 * len(bins)), 1.4 + 0.35 * max(len(names), 2), left=label_in,
-                  bottom=1.1, right=0.1, top=0.35)
+    fig = _figure(max(6.0, label_in + 2.3 + 0.55 * len(bins)), 1.4 + 0.35 * max(len(names), 2), left=label_in,
+                  bottom=1.1, right=0.9, top=0.35)  # right: room for the colour bar's labels
     ax = fig.add_subplot()
     masked = np.ma.masked_equal(grid, 0)
     im = ax.imshow(masked, aspect="auto", cmap="viridis", norm=LogNorm(vmin=1, vmax=max(grid.max(), 1)))
