@@ -71,7 +71,7 @@ def compare_axis(summary: pd.DataFrame, axis: str, scale: Scale, label_keys: lis
                 "context": context_label(w, [k for k in label_keys if k != axis and k not in SCALE_AXES]),
                 "winner_run_ids": w["run_ids"], "loser_run_ids": lo["run_ids"],
             })
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype({"claimed": bool, "gain_pct": float})
 
 
 def compare_all(summary: pd.DataFrame, scale: Scale, swept: list[str]) -> pd.DataFrame:
@@ -79,7 +79,9 @@ def compare_all(summary: pd.DataFrame, scale: Scale, swept: list[str]) -> pd.Dat
     axes = [a for a in swept if a not in SCALE_AXES]
     parts = [compare_axis(summary, a, scale, swept) for a in axes]
     parts = [p for p in parts if not p.empty]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COMPARISON_COLUMNS)
+    if not parts:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS).astype({"claimed": bool, "gain_pct": float})
+    return pd.concat(parts, ignore_index=True)
 
 
 def average_gains(comparisons: pd.DataFrame) -> pd.DataFrame:

@@ -54,7 +54,8 @@ def failed_runs(a: StudyAnalysis) -> list[StudyFinding]:
     top = reasons.index[0]
     text = (f"{len(f)} of {total} runs did not succeed ({parts}); they are left out of every number below. "
             f"Most common reason: {top} ({reasons.iloc[0]} runs).")
-    return [StudyFinding("failed", text, {"failed": len(f), "total": total, **counts.to_dict()},
+    return [StudyFinding("failed", text, {"not_ok": len(f), "total": total,
+                                            "by_status": {str(k): int(v) for k, v in counts.items()}},
                          tuple(f["run_id"]))]
 
 
@@ -65,7 +66,7 @@ def _better_word(unit: str) -> str:
 def faster(a: StudyAnalysis) -> list[StudyFinding]:
     """Claimed differences at equal scale, biggest first."""
     out = []
-    c = a.comparisons[a.comparisons["claimed"]].sort_values("gain_pct", ascending=False)
+    c = a.comparisons[a.comparisons["claimed"].astype(bool)].sort_values("gain_pct", ascending=False)
     for r in c.to_dict("records"):
         where = f" ({r['context']})" if r["context"] else ""
         single = "; single runs, no spread known" if r["rule"] == "single" else ""
@@ -81,7 +82,7 @@ def faster(a: StudyAnalysis) -> list[StudyFinding]:
 def within_noise(a: StudyAnalysis) -> list[StudyFinding]:
     """One sentence per axis on the differences the repetitions cannot separate from noise."""
     out = []
-    c = a.comparisons[~a.comparisons["claimed"]]
+    c = a.comparisons[~a.comparisons["claimed"].astype(bool)]
     for axis, g in c.groupby("axis", sort=False):
         big = g.loc[g["gain_pct"].idxmax()]
         text = (f"{len(g)} of {int((a.comparisons['axis'] == axis).sum())} comparisons along {axis} are within the "

@@ -47,14 +47,17 @@ def profile_scaling(rs: RunSet) -> pd.DataFrame:
 
 
 def function_scaling(rs: RunSet) -> pd.DataFrame:
-    """P2/P3/P7: per configuration and MPI function, the mean over repetitions of time per rank, calls, shares."""
+    """P2/P3/P7: per configuration and MPI function (init class left out), the mean over repetitions of time
+    per rank, calls and shares."""
     keys, runs = config_keys(rs), _profiled(rs)
     cols = keys + ["function", "fclass", "time_per_rank", "calls", "bytes", "pct_mpi", "pct_wall", "run_ids"]
     if runs.empty or rs.functions.empty:
         return pd.DataFrame(columns=cols)
+    # MPI_Init/Finalize time falls outside the measured wall (the clock starts when MPI_Init returns).
+    functions = rs.functions[rs.functions["fclass"] != "init"]
     rows = []
     for key, g in runs.groupby(keys, sort=False, dropna=False):
-        f = rs.functions[rs.functions["run_id"].isin(g["run_id"])]
+        f = functions[functions["run_id"].isin(g["run_id"])]
         n = len(g)
         for (fn, fc), h in f.groupby(["function", "fclass"], sort=False):
             rows.append(dict(zip(keys, key)) | {

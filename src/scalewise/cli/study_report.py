@@ -9,7 +9,6 @@ import click
 from scalewise.analysis.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
 from scalewise.analysis.scaling import parse_base
 from scalewise.analysis.study_findings import analyse_study
-from scalewise.report.study_html import write_study_html, write_tables
 from scalewise.studydb import read_study
 
 
@@ -32,6 +31,9 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
            metric: str, watts_per_node: float, price_per_kwh: float) -> None:
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
+    # matplotlib is imported here, not at start-up, so other commands and --help stay quick.
+    from scalewise.report.study_html import write_study_html, write_tables
+
     started = time.monotonic()
     study = read_study(source)
     analysis = analyse_study(study, base=parse_base(base) or None, metric=metric, watts_per_node=watts_per_node,

@@ -11,7 +11,8 @@ Frames:
                higher_is_better, profile_path, ... and the profile metrics of
                :data:`PROFILE_METRICS` (NaN for runs without a readable profile)
 ``functions``  one row per (run_id, MPI function): fclass, calls, time, bytes,
-               time_per_rank, pct_mpi, pct_wall
+               time_per_rank, pct_mpi, pct_wall (shares leave out the ``init``
+               class, whose time falls before the wall clock starts)
 ``sizes``      one row per (run_id, function, log2 size bin): fclass, bin, lo,
                hi, count (summed over ranks)
 """
@@ -89,7 +90,10 @@ def profile_functions(run_id: str, profile: Profile) -> pd.DataFrame:
     if totals.empty:
         return pd.DataFrame(columns=FUNCTION_COLUMNS)
     n = max(len(profile.ranks), 1)
-    mpi, wall = float(totals["time"].sum()), float(profile.ranks["wall"].sum())
+    # MPI_Init/Finalize (class "init") lie outside the measured wall: the clock starts when MPI_Init
+    # returns.  Shares are therefore taken over the other functions, as the ranks' mpi_time is.
+    mpi = float(totals.loc[totals["fclass"] != "init", "time"].sum())
+    wall = float(profile.ranks["wall"].sum())
     out = totals[["function", "fclass", "calls", "time", "bytes"]].copy()
     out.insert(0, "run_id", run_id)
     out["time_per_rank"] = out["time"] / n

@@ -1,0 +1,132 @@
+"""Planted effects come out with the right numbers; noise does not become a claim."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import mpi_race
+from study_synth import Planted
+
+import scalewise
+from scalewise.analysis import scaling
+from scalewise.analysis.energy import energy_costs
+from scalewise.analysis.study_findings import analyse_study
+from scalewise.errors import ScalewiseError
+
+
+def _faster(a):
+    return [f for f in a.findings if f.kind == "faster"]
+
+
+def test_twenty_percent_faster_mpi_at_4_ranks_is_claimed_with_its_number(planted):
+    study = scalewise.open_study(planted(mpi_race()))
+    a = analyse_study(study)
+    claims = _faster(a)
+    assert len(claims) == 1, [f.text for f in claims]
+    f = claims[0]
+    assert f.numbers["winner"] == "openmpi" and f.numbers["loser"] == "mpich" and f.numbers["scale"] == 4
+    assert f.numbers["gain_pct"] == pytest.approx(20.0, abs=1e-9)
+    assert "openmpi is 20.0% faster than mpich at 4 ranks" in f.text
+    assert "median 8,640 vs 7,200 jobs/day" in f.text
+    four = study.runs[(study.runs["ranks"] == 4)]
+    assert set(f.runs) == set(four["run_id"]) and len(f.runs) == 6
+
+
+def test_one_percent_inside_the_noise_is_not_claimed(planted):
+    a = analyse_study(scalewise.open_study(planted(mpi_race())))
+    small = a.comparisons[a.comparisons["scale"].isin([1, 2])]
+    assert len(small) == 2
+    assert small["gain_pct"].round(6).tolist() == [1.0, 1.0]
+    assert not small["claimed"].any()
+    assert not any("at 1 rank" in f.text or "at 2 ranks" in f.text for f in _faster(a))
+    noise = [f for f in a.findings if f.kind == "noise"]
+    assert len(noise) == 1 and noise[0].numbers["count"] == 2
+
+
+def test_the_guard_is_the_spread_not_a_threshold(planted):
+    """The same 1% difference with repetitions 0.1% apart is real, and is claimed."""
+    a = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.999, 1.0, 1.001)))))
+    small = a.comparisons[a.comparisons["scale"].isin([1, 2])]
+    assert small["claimed"].all()
+    assert {round(f.numbers["gain_pct"], 6) for f in _faster(a)} == {1.0, 20.0}
+
+
+def test_noise_intervals_follow_the_documented_rule():
+    lo, hi, rule = scaling.median_interval(np.array([10.0, 12.0]))
+    assert (lo, hi, rule) == (10.0, 12.0, "range")
+    assert scaling.median_interval(np.array([7.0])) == (7.0, 7.0, "single")
+    values = np.array([9.0, 10.0, 10.5, 11.0, 30.0])
+    lo, hi, rule = scaling.median_interval(values)
+    assert rule == "bootstrap95" and 9.0 <= lo <= 10.5 <= hi <= 30.0
+    assert scaling.median_interval(values) == (lo, hi, rule), "fixed seed: the same interval every time"
+
+
+def _strong(walls: dict[int, float], **extra) -> list[Planted]:
+    return [Planted(ranks=r, wall=w, repetition=rep, **extra) for rep in range(2) for r, w in walls.items()]
+
+
+def test_efficiency_against_the_smallest_run_and_a_declared_base(planted):
+    study = scalewise.open_study(planted(_strong({1: 40.0, 2: 25.0, 4: 12.5, 8: 8.0})))
+    default = analyse_study(study).scalability.set_index("ranks")
+    assert default["efficiency"].to_dict() == pytest.approx({1: 1.0, 2: 0.8, 4: 0.8, 8: 0.625})
+    assert (default["base_scale"] == 1).all()
+    declared = analyse_study(study, base={"ranks": 2}).scalability.set_index("ranks")
+    assert declared["efficiency"].to_dict() == pytest.approx({1: 1.25, 2: 1.0, 4: 1.0, 8: 0.78125})
+    assert declared.loc[8, "speedup"] == pytest.approx(25.0 / 8.0)
+    with pytest.raises(ScalewiseError, match="scale axis 'ranks'"):
+        analyse_study(study, base={"nodes": 1})
+
+
+def test_figure_of_merit_orientation(planted):
+    """A lower-is-better FOM inverts the speedup; a higher-is-better one is used as is."""
+    lower = [Planted(ranks=r, wall=5.0, fom=f, fom_name="time_to_solution", higher_is_better=False)
+             for r, f in ((1, 100.0), (4, 50.0))]
+    s = analyse_study(scalewise.open_study(planted(lower, "lower"))).scalability.set_index("ranks")
+    assert s.loc[4, "speedup"] == pytest.approx(2.0) and s.loc[4, "efficiency"] == pytest.approx(0.5)
+    higher = [Planted(ranks=r, wall=5.0, fom=f, fom_name="steps_per_s", higher_is_better=True)
+              for r, f in ((1, 100.0), (4, 300.0))]
+    a = analyse_study(scalewise.open_study(planted(higher, "higher")))
+    assert a.summary["metric"].unique().tolist() == ["steps_per_s"]
+    assert a.scalability.set_index("ranks").loc[4, "efficiency"] == pytest.approx(0.75)
+    jobs = analyse_study(scalewise.open_study(planted(higher, "higher2")), metric="jobs/day")
+    assert jobs.summary["median"].tolist() == pytest.approx([86400 / 5.0] * 2)
+
+
+def test_energy_per_job_and_yearly_cost():
+    summary = pd.DataFrame({"app": ["a", "a"], "mpi": ["x", "y"], "nodes": [2, 2], "ranks": [8, 8],
+                            "median_wall": [100.0, 125.0], "run_ids": ["r1", "r2"]})
+    e = energy_costs(summary, scaling.Scale("ranks", ["app", "mpi", "nodes"]), watts_per_node=400.0,
+                     price_per_kwh=0.25).set_index("mpi")
+    assert e.loc["x", "kwh_per_job"] == pytest.approx(400 * 2 * 100 / 3.6e6)
+    assert e.loc["y", "jobs_per_year"] == pytest.approx(365 * 86400 / 100.0), "the same workload for both"
+    assert e.loc["y", "yearly_cost"] == pytest.approx(365 * 86400 / 100.0 * 400 * 2 * 125 / 3.6e6 * 0.25)
+    assert e.loc["x", "saving"] == pytest.approx(e.loc["y", "yearly_cost"] - e.loc["x", "yearly_cost"])
+    assert e.loc["y", "saving"] == 0
+
+
+def test_failed_runs_are_reported_and_left_out(planted):
+    runs = mpi_race() + [
+        Planted(mpi="mpich", ranks=8, status="failed", wall=None, reason="exit code 1"),
+        Planted(mpi="openmpi", ranks=8, status="timeout", wall=60.0, reason="timed out after 60 s"),
+    ]
+    study = scalewise.open_study(planted(runs))
+    a = analyse_study(study)
+    failed = [f for f in a.findings if f.kind == "failed"]
+    assert len(failed) == 1
+    assert failed[0].numbers == {"not_ok": 2, "total": 20, "by_status": {"failed": 1, "timeout": 1}}
+    assert set(failed[0].runs) == set(study.runs.loc[study.runs["ranks"] == 8, "run_id"])
+    assert "2 of 20 runs did not succeed" in failed[0].text
+    assert 8 not in set(a.summary["ranks"]), "failed runs carry no performance"
+
+
+def test_profile_across_scale(planted):
+    a = analyse_study(scalewise.open_study(planted(mpi_race())))
+    growth = [f for f in a.findings if f.kind == "growth"]
+    assert {f.numbers["function"] for f in growth} == {"MPI_Allreduce"}
+    assert all(f.numbers["growth"] == pytest.approx(4.0) for f in growth)
+    p = a.profile.set_index(["mpi", "ranks"])
+    wall = 40.0 / 4  # openmpi at 4 ranks, middle repetition
+    assert p.loc[("openmpi", 4), "mpi_share"] == pytest.approx((2.0 + 0.1 * wall) / (0.8 * wall + 2.0 + 0.1 * wall))
+    comm = a.comm
+    assert set(comm["value"]) == {"openmpi", "mpich"} and set(comm["ranks"]) == {4}
