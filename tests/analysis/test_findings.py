@@ -68,6 +68,8 @@ def test_zero_call_single_rank_and_partial_notes(make_profile):
     assert by_kind(zero, "bound")[0].numbers["mpi_pct"] == 0
     single = analyse(make_profile([(0, 5.0, 1.0)], [(0, "MPI_Barrier", "collective", 1, 1.0, 0)]))
     assert any("Single-rank run" in n.text for n in single.notes)
+    self_only = analyse(make_profile([(0, 5.0, 1.0)], [(0, "MPI_Send", "p2p", 1, 1.0, 8)], p2p=[(0, 0, 1, 8)]))
+    assert not by_kind(self_only, "locality")
     partial = analyse(make_profile([(0, 5.0, 1.0)], meta={"nranks": 4}, flags={"partial"}))
     assert partial.notes[0].text.startswith("Partial log: 1 of 4 ranks recorded")
 

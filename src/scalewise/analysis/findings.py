@@ -237,7 +237,7 @@ def _sizes(a: ProfileAnalysis) -> Finding | None:
 
 def _locality(a: ProfileAnalysis) -> Finding | None:
     nb = a.neighbourhood
-    if nb.empty or nb.within.empty:
+    if nb.empty or nb.top_offsets.empty:  # no traffic, or a rank only sending to itself
         return None
     hit = nb.within[nb.within["bytes_share"] >= 0.9]
     k = int(hit["k"].iloc[0]) if not hit.empty else int(nb.within["k"].iloc[-1])

@@ -79,6 +79,8 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
                                          else f" ({len(profile.ranks):,} recorded)")),
         ("hosts", f"{len(hosts):,}: {shown}" if hosts else "unknown"),
         ("MPI library", str(profile.meta.get("mpi_library") or "unknown")),
+        *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),
+                                                             ("thread_level", "thread level")) if profile.meta.get(key)],
         ("started", when(start)),
         ("ended", when(end)),
     ]
