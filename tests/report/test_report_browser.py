@@ -124,7 +124,7 @@ def test_harness_sees_errors_and_broken_figures(browser, artifacts):
     page = write_html(artifacts / "harness-check.html", halo_profile(2, 1))
     html = page.read_text()
     broken = html.replace('src="data:image/svg+xml;base64,', 'src="data:image/svg+xml;base64,AAAA', 1)
-    broken = broken.replace("</body>", '<img src="https://example.invalid/x.png"></body>')
+    broken = broken.replace("</body>", '<img src="http://127.0.0.1:9/x.png"></body>')
     page.write_text(broken)
     browser.open(page)
     assert any("Content Security Policy" in e for e in browser.errors())
