@@ -1,6 +1,13 @@
 /* Request table: what each outstanding non-blocking operation will be worth
  * when the Wait/Test call that completes it returns.  Sends know their size
- * when posted; receives learn it from the completion status. */
+ * when posted; receives learn it from the completion status.
+ *
+ * Some handles stand for several live operations at once: Open MPI returns
+ * its shared &ompi_request_empty for every send it completed inline and for
+ * operations on MPI_PROC_NULL, MPICH a builtin handle per kind for the
+ * latter.  Entries of such a shared handle are kept side by side and a
+ * completion takes the oldest; any other handle has one entry, and a new
+ * request replaces a stale entry of a reused handle. */
 #include <stdlib.h>
 
 #include "job.h"
@@ -20,6 +27,39 @@ static unsigned mask, used;
 #define LOCK() do { if (sw_mt) pthread_mutex_lock(&sw_J.mt_lock); } while (0)
 #define UNLOCK() do { if (sw_mt) pthread_mutex_unlock(&sw_J.mt_lock); } while (0)
 
+#ifdef OPEN_MPI
+/* Open MPI's request for operations complete at once; only its address is used. */
+extern char ompi_request_empty;
+#pragma weak ompi_request_empty
+#endif
+
+static int shared_handle(uintptr_t key)
+{
+#ifdef OPEN_MPI
+    return key == (uintptr_t)&ompi_request_empty;
+#else
+    /* MPICH handle kind, bits 31-30: 01 is a builtin (preallocated) request. */
+    return (key >> 30 & 3) == 1;
+#endif
+}
+
+/* The first empty slot of key's probe chain, after any entries with the
+ * same key, so that lookups (sw_probe) find the oldest one first. */
+static unsigned free_slot(uintptr_t key)
+{
+    unsigned i = sw_home(key, mask);
+    while (table[i].key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Where a new entry for key goes: beside the others of a shared handle, else
+ * over a stale entry of the same handle if there is one. */
+static unsigned new_slot(uintptr_t key)
+{
+    return shared_handle(key) ? free_slot(key) : sw_probe(table, sizeof *table, mask, key);
+}
+
 static int grow(void)
 {
     unsigned n = table ? (mask + 1) * 2 : 256;
@@ -33,7 +73,7 @@ static int grow(void)
     mask = n - 1;
     for (unsigned i = 0; i < oldn; i++)
         if (old[i].key)
-            table[sw_probe(table, sizeof *table, mask, old[i].key)] = old[i];
+            table[free_slot(old[i].key)] = old[i];
     free(old);
     return 1;
 }
@@ -47,8 +87,8 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
     if (!table || (used + 1) * 2 > mask + 1)
         grow();
     if (table && (used + 1) * 2 <= mask + 1) {
-        sw_req *e = &table[sw_probe(table, sizeof *table, mask, key)];
-        used += e->key == 0; /* a stale entry for a reused handle is overwritten */
+        sw_req *e = &table[new_slot(key)];
+        used += e->key == 0;
         *e = (sw_req){key, bytes, peer, (uint16_t)fn,
                       (uint16_t)(flags | (flags & SW_REQ_PERSISTENT ? 0 : SW_REQ_ACTIVE))};
     } else {
@@ -131,7 +171,7 @@ void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int
     if ((used + 1) * 2 > mask + 1)
         grow();
     if ((used + 1) * 2 <= mask + 1) {
-        sw_req *e = &table[sw_probe(table, sizeof *table, mask, key)];
+        sw_req *e = &table[new_slot(key)];
         used += e->key == 0;
         *e = (sw_req){key, p->bytes, p->peer, p->fn, flags};
     } else {

@@ -139,6 +139,12 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
                 e.call(r, "MPI_Waitsome", s, s, calls=0)
         e.call(r, "MPI_Waitsome", calls=counted.get(("MPI_Waitsome", r), 0))
 
+        # ring_burst: all sizes in flight, one Waitall for everything
+        for s in sizes:
+            e.call(r, "MPI_Irecv", s)
+            e.send(r, "MPI_Isend", right, s)
+        e.call(r, "MPI_Waitall", *sizes, *sizes)
+
         # ring_test_loops: variant v exchanges sizes[v % len(sizes)]
         for v, fn in enumerate(("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")):
             s = sizes[v % len(sizes)]
@@ -210,6 +216,14 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
         e.call(r, "MPI_Waitall", maxs, maxs)
         e.call(r, "MPI_Allreduce", DOUBLE)
         e.call(r, "MPI_Comm_free")
+
+        # proc_null: 0-byte messages, nothing in the matrix
+        e.call(r, "MPI_Send", 0)
+        e.call(r, "MPI_Recv", 0)
+        e.call(r, "MPI_Irecv", 0, 0, calls=2)
+        e.call(r, "MPI_Isend", 0, 0, calls=2)
+        e.call(r, "MPI_Waitall", 0, 0, 0, 0)
+        e.call(r, "MPI_Sendrecv", 0, 0)
     return e
 
 

@@ -96,6 +96,21 @@ static void ring_nonblocking(void)
     printf("calls MPI_Waitsome %d %d\n", r, nwaitsome);
 }
 
+/* Ring right, halo style: every size in flight at once (one Irecv and one
+ * Isend per size, tag i), completed by a single Waitall. */
+static void ring_burst(void)
+{
+    MPI_Request *rq = calloc(2 * (size_t)nsizes, sizeof(MPI_Request));
+    char *in = calloc((size_t)nsizes, (size_t)maxs + 16);
+    for (int i = 0; i < nsizes; i++)
+        MPI_Irecv(in + (size_t)i * ((size_t)maxs + 16), maxs + 16, MPI_BYTE, left, 100 + i, W, &rq[i]);
+    for (int i = 0; i < nsizes; i++)
+        MPI_Isend(sbuf, sizes[i], MPI_BYTE, right, 100 + i, W, &rq[nsizes + i]);
+    MPI_Waitall(2 * nsizes, rq, MPI_STATUSES_IGNORE);
+    free(in);
+    free(rq);
+}
+
 /* Ring right, one exchange per Test form: variant v sends sizes[v % nsizes]. */
 static void ring_test_loops(void)
 {
@@ -254,6 +269,22 @@ static void split_ring(void)
     MPI_Comm_free(&sub);
 }
 
+/* MPI_PROC_NULL as peer: every message is 0 bytes and none is in the matrix.
+ * Both MPIs hand out one shared request handle for such operations, so
+ * several in flight at once must still each get their Waitall entry. */
+static void proc_null(void)
+{
+    MPI_Request rq[4];
+    MPI_Send(sbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W);
+    MPI_Recv(rbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, MPI_STATUS_IGNORE);
+    MPI_Irecv(rbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, &rq[0]);
+    MPI_Irecv(rbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, &rq[1]);
+    MPI_Isend(sbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, &rq[2]);
+    MPI_Isend(sbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, &rq[3]);
+    MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    MPI_Sendrecv(sbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, rbuf, maxs, MPI_BYTE, MPI_PROC_NULL, 10, W, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -278,12 +309,14 @@ int main(int argc, char **argv)
     pairs();
     ring_sendrecv();
     ring_nonblocking();
+    ring_burst();
     ring_test_loops();
     ring_persistent();
     collectives();
     one_sided();
     file_io(argv[1]);
     split_ring();
+    proc_null();
     MPI_Finalize();
     return 0;
 }
