@@ -26,7 +26,7 @@ static struct {
     char error[MSG_LEN];        /* first problem found, empty if none */
     int nflags;
     char usage[MAX_FLAGS][160];
-    const char *names[MAX_FLAGS];
+    char names[MAX_FLAGS][40]; /* copied: Fortran passes temporaries */
 } args;
 
 static int world_rank(void)
@@ -90,7 +90,7 @@ void sw_args_begin(const char *app, int argc, char **argv)
         }
     }
     const char *size = find_flag("--size");
-    args.names[args.nflags] = "--size";
+    snprintf(args.names[args.nflags], sizeof args.names[0], "--size");
     snprintf(args.usage[args.nflags++], sizeof args.usage[0],
              "  --size tiny|small|large   preset problem size (default tiny)");
     if (!size)
@@ -106,7 +106,7 @@ void sw_args_begin(const char *app, int argc, char **argv)
 static void register_flag(const char *flag, const char *line)
 {
     if (args.nflags < MAX_FLAGS) {
-        args.names[args.nflags] = flag;
+        snprintf(args.names[args.nflags], sizeof args.names[0], "%s", flag);
         snprintf(args.usage[args.nflags++], sizeof args.usage[0], "%s", line);
     }
 }

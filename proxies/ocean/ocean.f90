@@ -67,7 +67,7 @@ program ocean
   wall = sw_sync_time_f() - t0
 
   pass = worst_relres <= tol .and. true_relres <= 10.0_dp * tol .and. worst_iters < maxiter
-  write (note, '(6(a,i0),2(a,es10.3))') 'grid=', nx, 'x', ny, &
+  write (note, '(6(a,i0),2(a,es9.3))') 'grid=', nx, 'x', ny, &
        ' ranks_grid=', g%px, 'x', g%py, ' steps=', steps, ' iterations=', total_iters, &
        ' max_relres=', worst_relres, ' true_relres=', true_relres
   call sw_note_f(note)
