@@ -79,3 +79,17 @@ def test_zero_calls_gives_empty_tables_and_zero_share(make_profile):
 def test_single_rank_spread(make_profile):
     b = time_breakdown(make_profile([(0, 2.0, 0.5)]))
     assert b.compute.max_over_mean == 1.0 and b.compute.cv == 0.0 and b.mpi_pct.max == 25.0
+
+
+def test_init_and_finalize_are_outside_the_function_table(make_profile):
+    # MPI_Init runs before the measured window: 2 s of it must not become 200% of a 1 s wall.
+    p = make_profile(
+        ranks=[(0, 1.0, 0.5)],
+        functions=[(0, "MPI_Init", "init", 1, 2.0, 0), (0, "MPI_Finalize", "init", 1, 0.0, 0),
+                   (0, "MPI_Allreduce", "collective", 10, 0.5, 80)],
+    )
+    t = function_table(p)
+    assert list(t["function"]) == ["MPI_Allreduce"]
+    assert t.loc[0, "pct_wall"] == pytest.approx(50.0)
+    assert t.loc[0, "pct_mpi"] == pytest.approx(100.0)
+    assert t.loc[0, "pct_calls"] == pytest.approx(100.0)

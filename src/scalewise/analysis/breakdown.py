@@ -115,17 +115,22 @@ FUNCTION_TABLE_COLUMNS = [
 
 
 def function_table(profile: Profile) -> pd.DataFrame:
-    """P2 and P3: one row per MPI function over all ranks, ordered by time.
+    """P2 and P3: one row per MPI function over all ranks, ordered by time
+    (MPI_Init/Init_thread/Finalize left out: they are outside the window).
 
     ``pct_wall`` is time / (wall summed over ranks) in %, ``pct_mpi`` is time
     / (all MPI time) in %, ``pct_calls`` is calls / (all MPI calls) in %.
     ``time_rank_*`` describe how the function's time is spread over ranks
     (ranks that never called it count as 0 s).
     """
+    # MPI_Init, MPI_Init_thread and MPI_Finalize (class "init") run outside the
+    # measured window (docs/runtime.md): they are not part of wall or MPI time.
     f = profile.functions
+    f = f[f["fclass"] != "init"]
     if f.empty:
         return pd.DataFrame(columns=FUNCTION_TABLE_COLUMNS)
-    totals = profile.function_totals().reset_index()
+    totals = profile.function_totals()
+    totals = totals[totals["fclass"] != "init"].reset_index()
     total_wall = float(profile.ranks["wall"].sum())
     total_time = float(totals["time"].sum())
     total_calls = float(totals["calls"].sum())
