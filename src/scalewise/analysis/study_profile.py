@@ -84,7 +84,7 @@ def comm_share(functions: pd.DataFrame, scale: Scale, swept: list[str]) -> pd.Da
     """
     cols = ["axis", "context", "value", scale.axis, "function", "fclass", "pct_wall", "pct_mpi", "run_ids"]
     rows = []
-    for axis in [a for a in swept if a not in SCALE_AXES]:
+    for axis in [a for a in swept if a not in SCALE_AXES and a != "app"]:
         others = [k for k in scale.series if k != axis]
         label_keys = [k for k in swept if k != axis and k not in SCALE_AXES]
         if functions.empty:

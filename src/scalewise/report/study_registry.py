@@ -129,6 +129,6 @@ FIXED: list[StudyFigureSpec] = [
 
 
 def study_figures_for(a: StudyAnalysis) -> list[StudyFigureSpec]:
-    """The performance figures (one per swept setting, or one for the scale alone) then the fixed ones."""
-    axes = [k for k in a.swept if k not in SCALE_AXES] or ["app"]
+    """The performance figures (one per swept setting, else one curve per application) then the fixed ones."""
+    axes = [k for k in a.swept if k not in SCALE_AXES and k != "app"] or ["app"]
     return [_performance_spec(axis) for axis in axes] + FIXED
