@@ -32,7 +32,7 @@ def _metadata(profile: Profile) -> Table:
 def _totals(a: ProfileAnalysis) -> Table:
     b = a.breakdown
     t = Table(title="Per rank", box=box.SIMPLE_HEAD, title_justify="left")
-    for col in ("", "[total]", "<avg>", "min", "max", "max/mean", "CV"):
+    for col in ("", "total", "mean", "min", "max", "max/mean", "CV"):
         t.add_column(col, justify="left" if not col else "right")
     for label, s in (("wall", b.wall), ("MPI", b.mpi), ("compute", b.compute)):
         t.add_row(label, text.seconds(s.total), text.seconds(s.mean), text.seconds(s.min), text.seconds(s.max),

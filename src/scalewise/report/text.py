@@ -78,7 +78,8 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
         ("ranks", f"{profile.nranks:,}" + ("" if len(profile.ranks) == profile.nranks
                                          else f" ({len(profile.ranks):,} recorded)")),
         ("hosts", f"{len(hosts):,}: {shown}" if hosts else "unknown"),
-        ("MPI library", str(profile.meta.get("mpi_library") or "unknown")),
+        # MPICH's version string runs on with its whole configure line: its first line names it.
+        ("MPI library", (str(profile.meta.get("mpi_library") or "unknown").strip().splitlines() or ["unknown"])[0]),
         *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),
                                                              ("thread_level", "thread level")) if profile.meta.get(key)],
         ("started", when(start)),
