@@ -143,3 +143,12 @@ def test_help_lists_every_flag_and_exits_0(proxies_built):
     for app, flag in expected.items():
         run = run_proxy("openmpi", app, 1, "--help")
         assert run.returncode == 0 and flag in run.stdout and "--size" in run.stdout
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_failed_verification_reports_fail_and_nonzero_exit(proxies_built, flavour):
+    # Three CG iterations cannot reach the tolerance: ocean must say so.
+    run = run_proxy(flavour, "ocean", 2, "--maxiter", "3")
+    assert run.returncode != 0
+    assert run.result["status"] == "FAIL"
+    assert run.result["size"] == "custom"
