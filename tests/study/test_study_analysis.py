@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import mpi_race
-from study_synth import Planted
+from study_synth import Planted, mpi_race
 
 import scalewise
 from scalewise.analysis import scaling
@@ -130,3 +129,15 @@ def test_profile_across_scale(planted):
     assert p.loc[("openmpi", 4), "mpi_share"] == pytest.approx((2.0 + 0.1 * wall) / (0.8 * wall + 2.0 + 0.1 * wall))
     comm = a.comm
     assert set(comm["value"]) == {"openmpi", "mpich"} and set(comm["ranks"]) == {4}
+
+
+def test_nodes_are_the_scale_when_swept(planted):
+    """Nodes 1, 2, 4 with 2 ranks per node: efficiency is per node, the base one node."""
+    runs = [Planted(nodes=n, ranks=2 * n, wall=w, repetition=k)
+            for k in range(2) for n, w in ((1, 30.0), (2, 16.0), (4, 10.0))]
+    a = analyse_study(scalewise.open_study(planted(runs)))
+    assert a.scale.axis == "nodes"
+    eff = a.scalability.set_index("nodes")["efficiency"]
+    assert eff.to_dict() == pytest.approx({1: 1.0, 2: 30.0 / 16.0 / 2, 4: 30.0 / 10.0 / 4})
+    scaling_finding = [f for f in a.findings if f.kind == "scaling"][0]
+    assert "falls to 75% at 4 nodes" in scaling_finding.text and "against 1 node" in scaling_finding.text

@@ -7,8 +7,7 @@ import shutil
 import sqlite3
 
 import pytest
-from conftest import mpi_race
-from study_synth import Planted, halo_profile
+from study_synth import Planted, halo_profile, mpi_race
 
 import scalewise
 from scalewise.analysis.breakdown import time_breakdown

@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 from chromium_cdp import Chromium
 from click.testing import CliRunner
-from conftest import mpi_race
-from study_synth import Planted
+from study_synth import Planted, mpi_race
 
 import scalewise
 from scalewise.analysis.study_findings import analyse_study
