@@ -36,8 +36,7 @@ applications:
     fom: {{source: result_line}}
 axes:
   ranks: [1, 2]
-  mpi: [mpich]
-  transport: [shm, tcp]
+  mpi: [openmpi, mpich]
 repetitions: 3
 timeout: 60
 """
