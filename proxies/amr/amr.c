@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 
     sw_args_begin("amr", argc, argv);
     s.nt = (int)sw_flag_long("--tiles", 2, 90, 8, 16, 64);
-    s.B = (int)sw_flag_long("--tile-cells", 2, 256, 8, 32, 32);
+    s.B = (int)sw_flag_long("--tile-cells", 2, 256, 8, 48, 48);
     long steps = sw_flag_long("--steps", 1, 10000000, 40, 600, 3000);
     long every = sw_flag_long("--regrid-every", 1, 10000000, 10, 20, 20);
     sw_args_end();

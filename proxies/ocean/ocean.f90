@@ -27,9 +27,9 @@ program ocean
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
 
   call sw_args_begin_f('ocean')
-  nx = sw_flag_long_f('--nx', 8, 100000, 64, 384, 3600)
-  ny = sw_flag_long_f('--ny', 8, 100000, 32, 192, 2400)
-  steps = sw_flag_long_f('--steps', 1, 1000000, 2, 6, 50)
+  nx = sw_flag_long_f('--nx', 8, 100000, 32, 1024, 3600)
+  ny = sw_flag_long_f('--ny', 8, 100000, 16, 512, 2400)
+  steps = sw_flag_long_f('--steps', 1, 1000000, 2, 1, 50)
   maxiter = sw_flag_long_f('--maxiter', 1, 10000000, 1000, 5000, 20000)
   tol = sw_flag_double_f('--tol', 1.0e-14_dp, 1.0e-2_dp, 1.0e-8_dp, 1.0e-8_dp, 1.0e-10_dp)
   call sw_args_end_f()
