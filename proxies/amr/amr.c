@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
 
     sw_args_begin("amr", argc, argv);
-    s.nt = (int)sw_flag_long("--tiles", 2, 90, 8, 16, 64);
+    s.nt = (int)sw_flag_long("--tiles", 2, 80, 8, 16, 64); /* tags < 5*T^2 <= 32000 */
     s.B = (int)sw_flag_long("--tile-cells", 2, 256, 8, 48, 48);
     long steps = sw_flag_long("--steps", 1, 10000000, 40, 600, 3000);
     long every = sw_flag_long("--regrid-every", 1, 10000000, 10, 20, 20);
