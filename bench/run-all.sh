@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Every benchmark, side by side in one session: profiler cost, then report speed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+.venv/bin/python bench/overhead.py "$@"
+.venv/bin/python bench/bench_report.py
