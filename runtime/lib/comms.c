@@ -23,7 +23,7 @@ static sw_comm *slot_for(uintptr_t key) { return &table[sw_probe(table, sizeof *
 static int grow(void)
 {
     unsigned n = table ? (mask + 1) * 2 : 64;
-    if (n / 2 > sw_J.cfg.max_comms)
+    if (table && (mask + 1) / 2 >= sw_J.cfg.max_comms) /* already holds the cap */
         return 0;
     sw_comm *old = table;
     unsigned oldn = table ? mask + 1 : 0;
@@ -82,7 +82,7 @@ static sw_comm *lookup(MPI_Comm comm, int refresh)
     if (e->key && !refresh)
         return e;
     if (!e->key) {
-        if ((used + 1) * 2 > mask + 1) {
+        if ((used + 1) * 2 > mask + 1 || used >= sw_J.cfg.max_comms) {
             sw_set_partial();
             return NULL;
         }

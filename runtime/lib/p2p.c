@@ -8,7 +8,7 @@
 static int grow(sw_peers *P)
 {
     unsigned n = P->slots ? (P->mask + 1) * 2 : 64;
-    if (n / 2 > sw_J.cfg.max_peers)
+    if (P->slots && (P->mask + 1) / 2 >= sw_J.cfg.max_peers) /* already holds the cap */
         return 0;
     sw_peer *fresh = calloc(n, sizeof *fresh);
     if (!fresh)
@@ -46,7 +46,8 @@ void sw_p2p_add(sw_thread *T, int world, uint64_t bytes)
                 break;
         }
     }
-    if ((!P->slots || (P->used + 1) * 2 > P->mask + 1) && !grow(P) && (!P->slots || (P->used + 1) * 4 > (P->mask + 1) * 3)) {
+    if (P->used >= sw_J.cfg.max_peers ||
+        ((!P->slots || (P->used + 1) * 2 > P->mask + 1) && !grow(P) && (!P->slots || (P->used + 1) * 4 > (P->mask + 1) * 3))) {
         sw_set_partial();
         return;
     }

@@ -63,7 +63,7 @@ static unsigned new_slot(uintptr_t key)
 static int grow(void)
 {
     unsigned n = table ? (mask + 1) * 2 : 256;
-    if (n / 2 > sw_J.cfg.max_requests)
+    if (table && (mask + 1) / 2 >= sw_J.cfg.max_requests) /* already holds the cap */
         return 0;
     sw_req *old = table, *fresh = calloc(n, sizeof *fresh);
     if (!fresh)
@@ -86,7 +86,7 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
     LOCK();
     if (!table || (used + 1) * 2 > mask + 1)
         grow();
-    if (table && (used + 1) * 2 <= mask + 1) {
+    if (table && (used + 1) * 2 <= mask + 1 && used < sw_J.cfg.max_requests) {
         sw_req *e = &table[new_slot(key)];
         used += e->key == 0;
         *e = (sw_req){key, bytes, peer, (uint16_t)fn,

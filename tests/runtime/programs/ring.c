@@ -1,6 +1,7 @@
-/* ring ITERS BYTES [crash]: each rank exchanges BYTES with both ring
- * neighbours ITERS times with MPI_Sendrecv; with "crash", rank 1 dies from
- * SIGSEGV after the loop, so the job never reaches MPI_Finalize. */
+/* ring ITERS BYTES [crash|fan]: each rank exchanges BYTES with both ring
+ * neighbours ITERS times with MPI_Sendrecv.  "crash": rank 1 then dies from
+ * SIGSEGV, so the job never reaches MPI_Finalize.  "fan": every rank then
+ * sends one BYTES message to every other rank, all requests in flight at once. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,6 +19,17 @@ int main(int argc, char **argv)
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (argc > 3 && !strcmp(argv[3], "crash") && rank == 1 % size)
         raise(SIGSEGV);
+    if (argc > 3 && !strcmp(argv[3], "fan")) {
+        MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)size);
+        int n = 0;
+        for (int p = 0; p < size; p++)
+            if (p != rank) {
+                MPI_Irecv(in, bytes, MPI_BYTE, p, 1, MPI_COMM_WORLD, &rq[n++]);
+                MPI_Isend(out, bytes, MPI_BYTE, p, 1, MPI_COMM_WORLD, &rq[n++]);
+            }
+        MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+        free(rq);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     free(out);
     free(in);
