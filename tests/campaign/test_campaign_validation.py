@@ -18,6 +18,10 @@ axes:
 """
 
 CASES = {
+    "report_base_axis": (BASE + "report:\n  base: {cores: 2}\n",
+                         "study.yaml:9: report.base.cores.[key]: input should be 'ranks' or 'nodes', got 'cores'"),
+    "report_base_zero": (BASE + "report:\n  base: {ranks: 0}\n",
+                         "study.yaml:9: report.base: ranks must be a positive integer, got 0"),
     "syntax": ("name: demo\napplications: [unclosed\n",
                "study.yaml:3: (syntax): invalid YAML: expected ',' or ']', but got '<stream end>'"),
     "not_a_mapping": ("- a\n- b\n", "study.yaml:1: (top level): a study file must be a mapping of keys, got list"),

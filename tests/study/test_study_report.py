@@ -109,3 +109,14 @@ def test_cli_errors_are_one_line(tmp_path):
     assert result.output.strip().count("\n") == 0 and "not a scalewise results database" in result.output
     result = CliRunner().invoke(cli, ["study", "report", str(tmp_path), "--base", "threads=2"])
     assert result.exit_code == 2 and "no results yet" in result.output
+
+
+def test_study_file_declares_the_scaling_base_and_the_command_line_wins(planted, tmp_path):
+    db = planted(mpi_race())
+    study_file = tmp_path / "declared.yaml"
+    study_file.write_text(f"name: declared\napplications:\n  app:\n    command: [app]\noutput: {db.parent}\n"
+                          "report:\n  base: {ranks: 2}\n")
+    _report(study_file, tmp_path / "a.html", "--csv", str(tmp_path / "a"))
+    assert set(pd.read_csv(tmp_path / "a" / "scalability.csv")["base_scale"]) == {2}
+    _report(study_file, tmp_path / "b.html", "--csv", str(tmp_path / "b"), "--base", "ranks=1")
+    assert set(pd.read_csv(tmp_path / "b" / "scalability.csv")["base_scale"]) == {1}

@@ -144,6 +144,24 @@ class SlurmOptions(BaseModel):
     pmi: dict[Literal["openmpi", "mpich"], str] = {}
 
 
+class ReportOptions(BaseModel):
+    """How `scalewise study report` reads the study (command-line options win)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # The scaling base: efficiency is per-rank (or per-node) performance
+    # relative to the runs at this scale, e.g. {ranks: 2}.
+    base: dict[Literal["ranks", "nodes"], int] = {}
+
+    @field_validator("base")
+    @classmethod
+    def _positive(cls, v: dict[str, int]) -> dict[str, int]:
+        for axis, n in v.items():
+            if n <= 0:
+                raise ValueError(f"{axis} must be a positive integer, got {n}")
+        return v
+
+
 class Study(BaseModel):
     """A whole study file."""
 
@@ -164,6 +182,7 @@ class Study(BaseModel):
     build_timeout: float = Field(1800, gt=0)
     profile: bool = False
     slurm: SlurmOptions = SlurmOptions()
+    report: ReportOptions = ReportOptions()
 
 
 class LoadedStudy:

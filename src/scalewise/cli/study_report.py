@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
 from scalewise.analysis.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
 from scalewise.analysis.scaling import parse_base
 from scalewise.analysis.study_findings import analyse_study
+from scalewise.campaign.study import load_study
 from scalewise.studydb import read_study
 
 
@@ -36,7 +38,8 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
 
     started = time.monotonic()
     study = read_study(source)
-    analysis = analyse_study(study, base=parse_base(base) or None, metric=metric, watts_per_node=watts_per_node,
+    declared = parse_base(base) or _study_file_base(source)
+    analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
                              price_per_kwh=price_per_kwh)
     page = write_study_html(output, analysis)
     for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
@@ -45,3 +48,10 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
             click.echo(f"tables: {len(written)} {fmt} files in {directory}")
     click.echo(f"{study.name}: {len(study.runs)} runs, {len(analysis.findings)} findings; "
                f"report: {page} ({time.monotonic() - started:.1f} s)")
+
+
+def _study_file_base(source: str) -> dict[str, int]:
+    """The base declared under ``report: base:`` when the source is a study file."""
+    if Path(source).suffix not in (".yaml", ".yml"):
+        return {}
+    return dict(load_study(Path(source)).model.report.base)
