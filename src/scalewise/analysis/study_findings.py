@@ -63,6 +63,11 @@ def _better_word(unit: str) -> str:
     return "faster" if unit == scaling.JOBS_PER_DAY else "better"
 
 
+def _gain(pct: float) -> str:
+    """"20.0%"; past +1000% a factor reads better: "284x"."""
+    return f"{pct:.1f}%" if pct < 1000 else f"{1 + pct / 100:.0f}x"
+
+
 def faster(a: StudyAnalysis) -> list[StudyFinding]:
     """Claimed differences at equal scale, biggest first."""
     out = []
@@ -70,7 +75,7 @@ def faster(a: StudyAnalysis) -> list[StudyFinding]:
     for r in c.to_dict("records"):
         where = f" ({r['context']})" if r["context"] else ""
         single = "; single runs, no spread known" if r["rule"] == "single" else ""
-        text = (f"{r['axis']} {r['winner']} is {r['gain_pct']:.1f}% {_better_word(r['unit'])} than {r['loser']} at "
+        text = (f"{r['axis']} {r['winner']} is {_gain(r['gain_pct'])} {_better_word(r['unit'])} than {r['loser']} at "
                 f"{at(a.scale, r['scale'])}{where}: median {num(r['winner_median'])} vs {num(r['loser_median'])} "
                 f"{r['unit']} over {r['n_winner']} and {r['n_loser']} runs{single}.")
         out.append(StudyFinding("faster", text, {k: r[k] for k in ("axis", "winner", "loser", "gain_pct", "scale",
