@@ -251,6 +251,8 @@ def groundtruth_fortran(nranks: int, reps: int, count: int, sizes: list[int]) ->
             e.message(r, right, s)
         e.call(r, "MPI_Allreduce", *[count * DOUBLE] * (2 * reps), calls=2 * reps)
         e.call(r, "MPI_Bcast", count * DOUBLE)
+        e.call(r, "MPI_Bcast", count * DOUBLE)  # again, through MPI_BOTTOM
+        e.call(r, "MPI_Type_free")
         e.call(r, "MPI_Barrier", 0)
         members = list(range(r % 2, P, 2))
         q = members.index(r)

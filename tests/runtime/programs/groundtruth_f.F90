@@ -13,7 +13,8 @@ program groundtruth_f
   include 'mpif.h'
 #endif
   integer :: ierr, nproc, me, left, right, partner, reps, cnt, nsizes, maxs, i, k, sub, q, nq
-  integer :: rq(2), st(MPI_STATUS_SIZE)
+  integer :: rq(2), st(MPI_STATUS_SIZE), absolute, blen(1)
+  integer(kind=MPI_ADDRESS_KIND) :: addr(1)
   integer, allocatable :: sizes(:)
   character, allocatable :: sbuf(:), rbuf(:)
   double precision, allocatable :: da(:), db(:)
@@ -69,6 +70,13 @@ program groundtruth_f
     call MPI_Allreduce(MPI_IN_PLACE, db, cnt, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   end do
   call MPI_Bcast(da, cnt, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  ! The same broadcast through MPI_BOTTOM and a type holding da's absolute address.
+  call MPI_Get_address(da, addr(1), ierr)
+  blen(1) = cnt
+  call MPI_Type_create_hindexed(1, blen, addr, MPI_DOUBLE_PRECISION, absolute, ierr)
+  call MPI_Type_commit(absolute, ierr)
+  call MPI_Bcast(MPI_BOTTOM, 1, absolute, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Type_free(absolute, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
 
   ! Ring right of the largest size inside the parity sub-communicator.

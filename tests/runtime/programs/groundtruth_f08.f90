@@ -8,6 +8,9 @@ program groundtruth_f08
   type(MPI_Request) :: rq(2)
   type(MPI_Status) :: st
   type(MPI_Comm) :: sub
+  type(MPI_Datatype) :: absolute
+  integer :: blen(1)
+  integer(kind=MPI_ADDRESS_KIND) :: addr(1)
   integer, allocatable :: sizes(:)
   character, allocatable :: sbuf(:), rbuf(:)
   double precision, allocatable :: da(:), db(:)
@@ -61,6 +64,13 @@ program groundtruth_f08
     call MPI_Allreduce(MPI_IN_PLACE, db, cnt, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
   end do
   call MPI_Bcast(da, cnt, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
+  ! The same broadcast through MPI_BOTTOM and a type holding da's absolute address.
+  call MPI_Get_address(da, addr(1))
+  blen(1) = cnt
+  call MPI_Type_create_hindexed(1, blen, addr, MPI_DOUBLE_PRECISION, absolute)
+  call MPI_Type_commit(absolute)
+  call MPI_Bcast(MPI_BOTTOM, 1, absolute, 0, MPI_COMM_WORLD)
+  call MPI_Type_free(absolute)
   call MPI_Barrier(MPI_COMM_WORLD)
 
   call MPI_Comm_split(MPI_COMM_WORLD, mod(me, 2), me, sub)
