@@ -141,3 +141,12 @@ def test_nodes_are_the_scale_when_swept(planted):
     assert eff.to_dict() == pytest.approx({1: 1.0, 2: 30.0 / 16.0 / 2, 4: 30.0 / 10.0 / 4})
     scaling_finding = [f for f in a.findings if f.kind == "scaling"][0]
     assert "falls to 75% at 4 nodes" in scaling_finding.text and "against 1 node" in scaling_finding.text
+
+
+def test_key_findings_take_the_strongest_of_each_kind_first():
+    from scalewise.analysis.study_findings import key_findings
+    from scalewise.analysis.study_results import StudyFinding
+
+    fs = [StudyFinding(k, f"{k}{i}", {}, ()) for k, n in (("volume", 2), ("faster", 3), ("failed", 1)) for i in range(n)]
+    assert [f.text for f in key_findings(fs, limit=4)] == ["failed0", "faster0", "volume0", "faster1"]
+    assert len(key_findings(fs, limit=50)) == len(fs)

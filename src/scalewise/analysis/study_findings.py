@@ -171,3 +171,26 @@ def energy_savings(a: StudyAnalysis) -> list[StudyFinding]:
 BENCHMARK_RULES = [failed_runs, faster, averages, within_noise, scalability, energy_savings]
 
 __all__ = ["analyse_study", "StudyAnalysis", "StudyFinding", "GOOD_EFFICIENCY"]
+
+
+# The summary slide's order: what went wrong, then what helps and by how much,
+# then how it scales and why.
+KEY_ORDER = ["failed", "average", "faster", "scaling", "bound", "mpi-share", "growth", "energy", "volume", "noise"]
+
+
+def key_findings(findings: list[StudyFinding], limit: int = 10) -> list[StudyFinding]:
+    """The few findings a summary slide shows: the first (strongest) finding of
+    each kind in KEY_ORDER, then the second of each, ... up to ``limit``.
+    Each rule already lists its findings strongest first."""
+    by_kind: dict[str, list[StudyFinding]] = {}
+    for f in findings:
+        by_kind.setdefault(f.kind, []).append(f)
+    kinds = [k for k in KEY_ORDER if k in by_kind] + [k for k in by_kind if k not in KEY_ORDER]
+    out: list[StudyFinding] = []
+    depth = 0
+    while len(out) < min(limit, len(findings)):
+        for k in kinds:
+            if depth < len(by_kind[k]) and len(out) < limit:
+                out.append(by_kind[k][depth])
+        depth += 1
+    return out

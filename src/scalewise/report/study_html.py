@@ -17,6 +17,7 @@ import jinja2
 from matplotlib.figure import Figure
 
 from scalewise._version import __version__
+from scalewise.analysis.study_findings import key_findings
 from scalewise.analysis.study_results import StudyAnalysis
 from scalewise.analysis.study_setup import axes_rows, setup_rows
 from scalewise.errors import ScalewiseError
@@ -73,6 +74,7 @@ def render_study_html(a: StudyAnalysis, drawn: list[DrawnStudyFigure] | None = N
     return _ENV.get_template("study.html.j2").render(
         title=f"{a.study.name}: scalewise study report", a=a, study=a.study, setup=setup_rows(a.study),
         axes=axes_rows(a.study), sections=SECTIONS, figures=_figure_dicts(drawn), findings=findings,
+        key=key_findings(a.findings),
         keys=keys, scale=a.scale.axis, version=__version__,
         config_cols=[k for k in a.study.settings if k in a.summary and (k in a.swept or k == "app")],
     )
