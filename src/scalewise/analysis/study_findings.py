@@ -109,7 +109,7 @@ def averages(a: StudyAnalysis) -> list[StudyFinding]:
                     & rows["loser"].astype(str).isin([r["better"], r["worse"]])]
         where = f" ({r['context']})" if r["context"] else ""
         text = (f"{r['axis']} {r['better']} beats {r['worse']} at every one of {r['scales']} scales{where}, "
-                f"by {r['mean_gain_pct']:.1f}% on average.")
+                f"by {_gain(r['mean_gain_pct'])} on average.")
         out.append(StudyFinding("average", text, dict(r), ids(*rows["winner_run_ids"], *rows["loser_run_ids"])))
     return out
 
