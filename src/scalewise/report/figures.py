@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+from matplotlib.ticker import LogLocator, FuncFormatter, MaxNLocator, NullFormatter
 
 from scalewise.analysis.breakdown import TimeBreakdown
 from scalewise.analysis.matrix import CommMatrix, Neighbourhood
@@ -167,6 +167,8 @@ def _heatmap(ax, values: np.ndarray, m: CommMatrix, what: str, fig: Figure):
     bar = fig.colorbar(im, ax=ax, shrink=0.85)
     bar.set_label(what)
     bar.ax.yaxis.set_minor_formatter(NullFormatter())  # log-scale minor labels collide with the major ones
+    # 1-2-5 ticks: a matrix whose cells span less than a decade still gets labels.
+    bar.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     bar.ax.yaxis.set_major_formatter(_BYTES if what == "bytes" else _COUNT)
 
 
