@@ -54,3 +54,14 @@ def test_missing_launcher_and_unknown_mpi_are_user_errors(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "scalewise: error: launcher not found: no-such-mpirun"
+
+
+def test_an_aborted_job_is_summarised_as_partial_and_its_code_returned(program, profiler_libs, tmp_path):
+    exe = program("abnormal_end.c", "mpich")
+    proc = scalewise_run(tmp_path, launch_command("mpich", 2, [str(exe), "abort", "1", "7", "3"]))
+    assert proc.returncode == 7
+    assert "the job exited with code 7; the profile is partial" in proc.stderr
+    log = Path(proc.stdout.strip().splitlines()[-1].removeprefix("profile: "))
+    p = scalewise.load(log)
+    assert p.aborted and p.partial and list(p.ranks["rank"]) == [1]
+    assert p.functions.set_index("function").loc["MPI_Allreduce", "calls"] == 3
