@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 from scalewise.launch import Job, get_launcher, get_scheduler
@@ -81,12 +82,19 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     done = run_command(argv, dict(os.environ), tmp_path, tmp_path / "o", tmp_path / "e", timeout=0.5, grace=1)
     assert done.timed_out and done.wall < 5
     child = int(marker.read_text())
+    # SIGKILL is delivered asynchronously: give the grandchild a moment to die.
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the grandchild must be killed with its group"
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
     try:
-        os.kill(child, 0)
-        alive = Path(f"/proc/{child}/stat").read_text().split()[2] != "Z"
-    except ProcessLookupError:
-        alive = False
-    assert not alive, "the grandchild must be killed with its group"
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 
 
 def test_local_scheduler_real_run(tmp_path, swtest_dir):
