@@ -1,6 +1,21 @@
-"""Settings every test shares: Open MPI refuses to start as root without these."""
+"""Settings and fixtures every test shares."""
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
+import pytest
+
+# Open MPI refuses to start as root without these.
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The real browser; its absence is a set-up error, not a reason to skip."""
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    assert Path(path).exists(), "chromium is required: make system installs it (Debian package 'chromium')"
+    subprocess.run([path, "--version"], check=True, capture_output=True, timeout=60)
+    return path

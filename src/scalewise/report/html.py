@@ -16,24 +16,15 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import jinja2
 
 from scalewise._version import __version__
 from scalewise.analysis.findings import ProfileAnalysis, analyse
 from scalewise.model.profile import Profile
 from scalewise.report import text
+from scalewise.report.templating import ENV as _ENV
 from scalewise.report.images import DrawnFigure, draw_all
 from scalewise.report.registry import SECTIONS
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("scalewise.report", "templates"),
-    autoescape=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    undefined=jinja2.StrictUndefined,
-)
-for _name in ("seconds", "pct", "ratio", "count", "human_bytes"):
-    _ENV.filters[_name] = getattr(text, _name)
 
 # Per-rank tables are listed in full up to this many ranks; above it the page
 # shows percentiles only.

@@ -13,7 +13,6 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
 from matplotlib.figure import Figure
 
 from scalewise._version import __version__
@@ -22,19 +21,10 @@ from scalewise.analysis.study_results import StudyAnalysis
 from scalewise.analysis.study_setup import axes_rows, setup_rows
 from scalewise.errors import ScalewiseError
 from scalewise.report import text
+from scalewise.report.templating import ENV as _ENV
 from scalewise.report.images import svg_bytes
 from scalewise.report.study_registry import SECTIONS, StudyFigureSpec, series_keys, study_figures_for
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("scalewise.report", "templates"),
-    autoescape=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    undefined=jinja2.StrictUndefined,
-)
-for _name in ("seconds", "pct", "ratio", "count", "human_bytes"):
-    _ENV.filters[_name] = getattr(text, _name)
-_ENV.filters["num"] = lambda v: "n/a" if v is None or v != v else (f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}")
 
 # Findings in the order the summary slide reads them.
 FINDING_ORDER = ["failed", "faster", "average", "scaling", "mpi-share", "bound", "growth", "volume", "energy", "noise"]
