@@ -6,24 +6,13 @@ non-zero exit status; anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from scalewise._version import __version__
-from scalewise.errors import ScalewiseError
+from scalewise.cli.group import OneLineErrors
 
 
-class _Group(click.Group):
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except ScalewiseError as exc:
-            click.echo(f"scalewise: error: {exc}", err=True)
-            sys.exit(2)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="scalewise")
 def cli() -> None:
     """Profile MPI applications, run benchmark campaigns, report how they scale."""

@@ -13,23 +13,12 @@ from scalewise.campaign.expand import expand
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.runner import open_store, run_study, store_path
 from scalewise.campaign.study import load_study
-from scalewise.errors import ScalewiseError
+from scalewise.cli.group import OneLineErrors
 
 _COLUMNS = ["run_id", "repetition", "app", "variant", "mpi", "transport", "params", "nodes", "ranks", "threads"]
 
 
-class _StudyGroup(click.Group):
-    """Prints user errors as one line, also when the group is used on its own."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except ScalewiseError as exc:
-            click.echo(f"scalewise: error: {exc}", err=True)
-            sys.exit(2)
-
-
-@click.group(cls=_StudyGroup)
+@click.group(cls=OneLineErrors)
 def study() -> None:
     """Benchmark campaigns: sweep an application over MPI settings, record every run."""
 
