@@ -67,6 +67,16 @@ def _scale_axis(ax, scale: str, values) -> None:
     ax.grid(alpha=0.3)
 
 
+def _percent_curves(ax, title: str, g: pd.DataFrame, scale: str, series_keys: list[str], column: str) -> None:
+    """One panel: a fraction column in % against the scale, one curve per series."""
+    for label, h in _groups(g, series_keys):
+        h = h.sort_values(scale)
+        ax.plot(h[scale], 100 * h[column], marker="o", label=label)
+    _scale_axis(ax, scale, g[scale])
+    ax.yaxis.set_major_formatter(_PCT)
+    ax.set_title(title, fontsize=9)
+
+
 def performance_by_axis(summary: pd.DataFrame, axis: str, scale: str, panel_keys: list[str]) -> Figure:
     """B1-B7: performance (median, min-max bars) vs scale, one curve per value of ``axis``, a panel per context."""
     panels = _groups(summary, panel_keys)
@@ -91,16 +101,11 @@ def b8_efficiency(scalability: pd.DataFrame, scale: str, panel_keys: list[str], 
     panels = _groups(scalability, panel_keys)
     fig, axes = _panels(len(panels))
     for ax, (title, g) in zip(axes, panels):
-        for label, h in _groups(g, series_keys):
-            h = h.sort_values(scale)
-            ax.plot(h[scale], 100 * h["efficiency"], marker="o", label=label)
+        _percent_curves(ax, title, g, scale, series_keys, "efficiency")
         ax.axhline(100, color="#888888", lw=0.8, ls="--")
         ax.axhline(90, color="#bbbbbb", lw=0.6, ls=":")
-        _scale_axis(ax, scale, g[scale])
-        ax.yaxis.set_major_formatter(_PCT)
         ax.set_ylabel("efficiency vs base", fontsize=8)
         ax.set_ylim(0, max(110, float(100 * g["efficiency"].max()) + 10))
-        ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
     return fig
 
@@ -110,14 +115,9 @@ def p1_mpi_share(profile: pd.DataFrame, scale: str, panel_keys: list[str], serie
     panels = _groups(profile, panel_keys)
     fig, axes = _panels(len(panels))
     for ax, (title, g) in zip(axes, panels):
-        for label, h in _groups(g, series_keys):
-            h = h.sort_values(scale)
-            ax.plot(h[scale], 100 * h["mpi_share"], marker="o", label=label)
-        _scale_axis(ax, scale, g[scale])
-        ax.yaxis.set_major_formatter(_PCT)
+        _percent_curves(ax, title, g, scale, series_keys, "mpi_share")
         ax.set_ylim(0, 100)
         ax.set_ylabel("MPI time, % of wall", fontsize=8)
-        ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
     return fig
 
