@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from scalewise.campaign.runner import run_study, store_path
 from scalewise.campaign.study import load_study
-from scalewise.launch.preload import build_dir
 
 
 def _study(write_study, swtest_dir, mpis="[openmpi, mpich]"):

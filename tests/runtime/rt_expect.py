@@ -96,7 +96,7 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
     P, e = nranks, Expected(nranks)
     maxs = max(sizes)
     for r in range(P):
-        right, left = (r + 1) % P, (r - 1) % P
+        right = (r + 1) % P
         e.call(r, "MPI_Init")
         e.call(r, "MPI_Finalize")
 

@@ -20,7 +20,6 @@ from scalewise.analysis.study_findings import key_findings
 from scalewise.analysis.study_results import StudyAnalysis
 from scalewise.analysis.study_setup import axes_rows, setup_rows
 from scalewise.errors import ScalewiseError
-from scalewise.report import text
 from scalewise.report.templating import ENV as _ENV
 from scalewise.report.images import svg_bytes
 from scalewise.report.study_registry import SECTIONS, StudyFigureSpec, series_keys, study_figures_for
