@@ -191,9 +191,10 @@ static void json_file_args(sw_buf *b, const char *path)
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
     if (fd >= 0)
         close(fd);
+    if (n > 0)
+        buf[n] = 0; /* a command line cut at the buffer's end still ends in NUL */
     put8(b, '[');
     for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(buf + i) + 1) {
-        buf[n] = 0;
         if (i)
             put8(b, ',');
         json_str(b, buf + i);
