@@ -104,11 +104,14 @@ def load_spec(path: Path, mpi_version: tuple[int, int]) -> list[Function]:
     return out
 
 
-def body(fn: Function) -> tuple[list[str], list[str]]:
-    """The recording statements of one wrapper, from its spec rule."""
+def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
+    """The recording statements of one wrapper, from its spec rule, and the
+    arguments the real call gets in place of the caller's (a status the
+    wrapper supplies when the caller passed MPI_STATUS(ES)_IGNORE)."""
     r, n, fid = fn.rule, fn.name, f"SW_FN_{fn.name}"
     pre: list[str] = []
     post: list[str] = []
+    call: dict[str, str] = {}
     ps = fn.params
     if "bytes" in r:
         if "send_to" in r:
@@ -122,8 +125,9 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
             post.append(f"sw_credit(T, {fid}, sw_nb);")
     if "recv_status" in r:
         (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
-        pre.append(f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;")
-        post.append(f"if (rc == MPI_SUCCESS) sw_credit(T, {fid}, sw_status_bytes({st}));")
+        pre.append(f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};")
+        post.append(f"if (rc == MPI_SUCCESS) sw_credit(T, {fid}, sw_status_bytes(sw_status));")
+        call[st] = "sw_status"
     if "request" in r:
         (rq,) = split_names(n, "request", r["request"], ps, 1)
         flags = ["SW_REQ_RECV" if r.get("req_recv") else "0"]
@@ -147,9 +151,10 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
         else:
             raise SpecError(f"{n}.start: mode '{mode}' is not one or all")
     if "complete" in r:
-        pre_c, post_c = complete(fn, r["complete"], r.get("flag"))
+        pre_c, post_c, call_c = complete(fn, r["complete"], r.get("flag"))
         pre += pre_c
         post += post_c
+        call |= call_c
     if "free_request" in r:
         (rq,) = split_names(n, "free_request", r["free_request"], ps, 1)
         # Claimed before the call, which frees the handle for reuse by other
@@ -166,10 +171,10 @@ def body(fn: Function) -> tuple[list[str], list[str]]:
     if "type_free" in r:
         split_names(n, "type_free", r["type_free"], ps, 1)
         post.append("sw_type_freed();")
-    return pre, post
+    return pre, post, call
 
 
-def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str]]:
+def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str], dict[str, str]]:
     """Statements for the Wait/Test families: keep the request handles the call
     will overwrite and claim their table entries before the call (see
     sw_req_claim), make sure a status exists for each, then settle every
@@ -180,34 +185,40 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
     if mode == "one":
         rq, st = split_names(n, "complete", names, ps, 2)
         pre = [f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);",
-               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;"]
-        post = [f"sw_req_settle(T, {fid}, sw_rq, &sw_pd1, {cond}, {st});"]
+               f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
+        post = [f"sw_req_settle(T, {fid}, sw_rq, &sw_pd1, {cond}, sw_status);"]
+        call = {st: "sw_status"}
     elif mode == "all":
         cnt, rqs, sts = split_names(n, "complete", names, ps, 3)
-        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});", f"SW_CLAIM_REQUESTS({cnt});"]
-        post = [f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
-                f"sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], {cond}, &{sts}[sw_i]);",
-                "SW_RELEASE_REQUESTS();"]
+        pre = [f"sw_kept sw_k; sw_keep(&sw_k, {cnt}, {rqs}, {sts});"]
+        post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond}, &sw_k.statuses[sw_i]);",
+                "sw_kept_release(&sw_k);"]
+        call = {sts: "sw_k.statuses"}
     elif mode == "any":
         cnt, rqs, idx, st = split_names(n, "complete", names, ps, 4)
-        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});",
-               f"MPI_Status sw_st; if ({st} == MPI_STATUS_IGNORE) {st} = &sw_st;", f"SW_CLAIM_REQUESTS({cnt});"]
-        post = [f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
-                f"sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], {cond} && *{idx} == sw_i, {st});",
-                "SW_RELEASE_REQUESTS();"]
+        pre = [f"sw_kept sw_k; sw_keep_requests(&sw_k, {cnt}, {rqs});",
+               f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
+        post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond} && *{idx} == sw_i, sw_status);",
+                "sw_kept_release(&sw_k);"]
+        call = {st: "sw_status"}
     elif mode == "some":
         cnt, rqs, outc, idx, sts = split_names(n, "complete", names, ps, 5)
-        pre = [f"SW_KEEP_REQUESTS({cnt}, {rqs});", f"SW_KEEP_STATUSES({cnt}, {sts});", f"SW_CLAIM_REQUESTS({cnt});"]
+        pre = [f"sw_kept sw_k; sw_keep(&sw_k, {cnt}, {rqs}, {sts});"]
         # Completed entries first (statuses follow the order of the indices),
         # then every other claimed entry goes back.
-        post = [f"if (sw_rqs && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
+        post = [f"if (sw_k.reqs && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
                 f"int sw_j = {idx}[sw_i]; if (sw_j < 0 || sw_j >= {cnt}) continue; "
-                f"sw_req_settle(T, {fid}, sw_rqs[sw_j], &sw_pd[sw_j], 1, &{sts}[sw_i]); sw_pd[sw_j].flags = 0; }}",
-                f"if (sw_rqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_settle(T, {fid}, sw_rqs[sw_i], &sw_pd[sw_i], 0, NULL);",
-                "SW_RELEASE_REQUESTS();"]
+                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_j], &sw_k.pending[sw_j], 1, &sw_k.statuses[sw_i]); "
+                f"sw_k.pending[sw_j].flags = 0; }}",
+                f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], 0, NULL);",
+                "sw_kept_release(&sw_k);"]
+        call = {sts: "sw_k.statuses"}
     else:
         raise SpecError(f"{n}.complete: mode '{mode}' is not one of one, all, any, some")
-    return pre, post
+    return pre, post, call
 
 
 def wrapper(fn: Function) -> str:
@@ -221,12 +232,13 @@ def wrapper(fn: Function) -> str:
     if life:
         lines += [f"    {stmt}" for stmt in lifecycle(fn, life)]
     else:
-        pre, post = body(fn)
+        pre, post, call = body(fn)
+        recording_call = ", ".join(call.get(p.name, p.name) for p in fn.params)
         lines += ["    sw_thread *T = sw_enter();",
                   f"    if (!T) return sw_r_{n}({fn.call});"]
         lines += [f"    {s}" for s in pre]
         lines += ["    uint64_t sw_t0 = sw_ticks();",
-                  f"    int rc = sw_r_{n}({fn.call});",
+                  f"    int rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
         lines += [f"    {s}" for s in post]
         lines += [f"    sw_leave(T, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]

@@ -2,7 +2,9 @@
  * once in docs/runtime.md: the data this rank contributes (its send buffer);
  * a rank that only receives (non-root of Bcast/Scatter) counts what it
  * receives; MPI_IN_PLACE counts the block the rank would have sent. */
-#include "job.h"
+#include "collbytes.h"
+#include "comms.h"
+#include "hot.h"
 
 /* Root of a rooted collective: the root rank of an intracommunicator, or
  * MPI_ROOT in the root group of an intercommunicator. */

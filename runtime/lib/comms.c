@@ -3,6 +3,8 @@
  * communicator is created (or first seen), so a send never translates ranks. */
 #include <stdlib.h>
 
+#include "comms.h"
+#include "core.h"
 #include "job.h"
 #include "table.h"
 

@@ -7,7 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
+#include "hot.h"
 #include "job.h"
+#include "logwrite.h"
 
 __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 volatile int sw_on;
@@ -55,7 +58,7 @@ static void load_config(sw_config *c)
     c->max_threads = env_uint("SCALEWISE_MAX_THREADS", 64);
 }
 
-int64_t sw_clock_ns(int clock_id)
+static int64_t clock_ns(int clock_id)
 {
     struct timespec ts;
     clock_gettime(clock_id, &ts);
@@ -168,10 +171,25 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     choose_log_path();
     record_once(fn, t1 - t0);
     sw_J.active = sw_J.enabled = 1;
-    sw_J.real0 = sw_clock_ns(CLOCK_REALTIME);
-    sw_J.mono0 = sw_clock_ns(CLOCK_MONOTONIC);
+    sw_J.real0 = clock_ns(CLOCK_REALTIME);
+    sw_J.mono0 = clock_ns(CLOCK_MONOTONIC);
     sw_J.tsc0 = sw_ticks();
     sw_on = 1;
+}
+
+/* TSC ticks to nanoseconds, measured over the job's own window; a window too
+ * short for a precise ratio is stretched to 20 ms. */
+static void calibrate(void)
+{
+    uint64_t dt = sw_J.tsc1 - sw_J.tsc0;
+    int64_t dn = sw_J.mono1 - sw_J.mono0;
+    if (dn < 20000000) {
+        while (clock_ns(CLOCK_MONOTONIC) - sw_J.mono0 < 20000000)
+            ;
+        dt = sw_ticks() - sw_J.tsc0;
+        dn = clock_ns(CLOCK_MONOTONIC) - sw_J.mono0;
+    }
+    sw_J.ns_per_tick = dt ? (double)dn / (double)dt : 1.0;
 }
 
 /* Stop the clock for the measured window: wall = Init return to here. */
@@ -180,28 +198,13 @@ static int stop(int fn)
     if (!sw_J.active)
         return 0;
     sw_J.tsc1 = sw_ticks();
-    sw_J.mono1 = sw_clock_ns(CLOCK_MONOTONIC);
-    sw_J.real1 = sw_clock_ns(CLOCK_REALTIME);
+    sw_J.mono1 = clock_ns(CLOCK_MONOTONIC);
+    sw_J.real1 = clock_ns(CLOCK_REALTIME);
     sw_on = 0;
     sw_J.active = 0;
     record_once(fn, 0);
-    sw_calibrate();
+    calibrate();
     return 1;
-}
-
-/* TSC ticks to nanoseconds, measured over the job's own window; a window too
- * short for a precise ratio is stretched to 20 ms. */
-void sw_calibrate(void)
-{
-    uint64_t dt = sw_J.tsc1 - sw_J.tsc0;
-    int64_t dn = sw_J.mono1 - sw_J.mono0;
-    if (dn < 20000000) {
-        while (sw_clock_ns(CLOCK_MONOTONIC) - sw_J.mono0 < 20000000)
-            ;
-        dt = sw_ticks() - sw_J.tsc0;
-        dn = sw_clock_ns(CLOCK_MONOTONIC) - sw_J.mono0;
-    }
-    sw_J.ns_per_tick = dt ? (double)dn / (double)dt : 1.0;
 }
 
 void sw_finishing(int fn)

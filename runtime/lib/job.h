@@ -1,10 +1,10 @@
 /* Process-wide profiler state shared by core.c, comms.c, requests.c and
- * logwrite.c.  Never touched on the hot path except through record.h. */
+ * logwrite.c.  The per-call path (hot.h) never touches it directly. */
 #ifndef SW_JOB_H
 #define SW_JOB_H
 
 #include <pthread.h>
-#include "record.h"
+#include "state.h"
 
 /* The real MPI functions the profiler itself calls: resolved once at
  * MPI_Init, never through our own wrappers, so they are not counted. */
@@ -37,8 +37,9 @@ typedef struct {
     int64_t mono0, mono1;
     int64_t real0, real1;  /* CLOCK_REALTIME, ns since the epoch */
     double ns_per_tick;
-    pthread_mutex_t lock;  /* thread list */
-    pthread_mutex_t mt_lock; /* MPI time union under MPI_THREAD_MULTIPLE */
+    /* Taken only under MPI_THREAD_MULTIPLE, except the thread list's: */
+    pthread_mutex_t lock;    /* the thread list (threads, nthreads), always; the communicator table (comms.c) */
+    pthread_mutex_t mt_lock; /* the MPI time union (mt_inside, mt_since, mt_ticks) and the request table (requests.c) */
     unsigned mt_inside;
     uint64_t mt_since, mt_ticks;
     sw_thread *threads;
@@ -50,11 +51,5 @@ typedef struct {
 } sw_job;
 
 extern sw_job sw_J;
-
-int64_t sw_clock_ns(int clock_id);
-void sw_calibrate(void);
-void sw_write_log(unsigned log_flags);
-void sw_comms_reset(void);
-void sw_requests_reset(void);
 
 #endif

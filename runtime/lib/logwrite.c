@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "job.h"
+#include "logwrite.h"
 
 #ifndef SW_VERSION
 #define SW_VERSION "unknown"

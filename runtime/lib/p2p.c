@@ -3,6 +3,8 @@
  * when the log is written. */
 #include <stdlib.h>
 
+#include "p2p.h"
+#include "core.h"
 #include "job.h"
 
 static int grow(sw_peers *P)

@@ -10,7 +10,11 @@
  * request replaces a stale entry of a reused handle. */
 #include <stdlib.h>
 
+#include "requests.h"
+#include "core.h"
+#include "hot.h"
 #include "job.h"
+#include "p2p.h"
 #include "table.h"
 
 typedef struct {

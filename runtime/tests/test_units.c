@@ -19,7 +19,7 @@ static int passed, failed;
         }                                                                  \
     } while (0)
 
-/* Same rule as sw_bin() in lib/record.h (which needs mpi.h to include). */
+/* Same rule as sw_bin() in lib/hot.h (which needs mpi.h to include). */
 static unsigned bin(uint64_t n)
 {
     if (!n)

@@ -1,0 +1,76 @@
+/* pingpong: latency and bandwidth between rank 0 and rank 1.
+ *
+ * For each message size (--sizes, bytes, comma-separated; default 8 and
+ * 4 MiB) ranks 0 and 1 bounce a message --reps times after --warmup untimed
+ * bounces; rank 0 prints, per size,
+ *   SCALEWISE_PINGPONG bytes=N reps=R half_rtt_us=T mbit_s=B best_half_rtt_us=t best_mbit_s=b host0=H host1=H
+ * with T the median half round trip, B = 8 * N / T, and t, b the same for the
+ * fastest round trip (what the link can carry when nothing else interferes).  Other ranks only
+ * take part in MPI_Init and MPI_Finalize.  Used by the emulated cluster's
+ * link checks (docs/cluster.md). */
+#define _GNU_SOURCE /* gethostname */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size, reps = 20, warmup = 3;
+    char sizes[1024] = "8,4194304";
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
+        else {
+            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W])\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (size < 2 || reps < 1 || warmup < 0) {
+        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks and --reps >= 1\n");
+        MPI_Finalize();
+        return 2;
+    }
+    char host[64] = "?", peer[64] = "?";
+    gethostname(host, sizeof host - 1);
+    if (rank == 1) MPI_Send(host, sizeof host, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    if (rank == 0) MPI_Recv(peer, sizeof peer, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (char *tok = strtok(sizes, ","); tok; tok = strtok(NULL, ",")) {
+        long n = atol(tok);
+        char *buf = calloc((size_t)(n > 0 ? n : 1), 1);
+        if (!buf || !t) MPI_Abort(MPI_COMM_WORLD, 3);
+        for (int i = -warmup; i < reps; i++) {
+            double t0 = MPI_Wtime();
+            if (rank == 0) {
+                MPI_Send(buf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+                MPI_Recv(buf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else if (rank == 1) {
+                MPI_Recv(buf, (int)n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf, (int)n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+            }
+            if (i >= 0) t[i] = (MPI_Wtime() - t0) / 2;
+        }
+        if (rank == 0) {
+            qsort(t, (size_t)reps, sizeof(double), cmp_double);
+            double half = t[reps / 2], best = t[0];
+            printf("SCALEWISE_PINGPONG bytes=%ld reps=%d half_rtt_us=%.3f mbit_s=%.3f best_half_rtt_us=%.3f "
+                   "best_mbit_s=%.3f host0=%s host1=%s\n", n, reps, half * 1e6, 8.0 * (double)n / half / 1e6,
+                   best * 1e6, 8.0 * (double)n / best / 1e6, host, peer);
+        }
+        free(buf);
+    }
+    free(t);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,97 @@
+/* requests.c: what each outstanding non-blocking operation will be worth
+ * when a Wait or Test completes it; and the bookkeeping the Wait/Test
+ * wrappers do around the real call (sw_keep). */
+#ifndef SW_REQUESTS_H
+#define SW_REQUESTS_H
+
+#include <stdlib.h>
+
+#include "state.h"
+
+#define SW_REQ_RECV 0x1u       /* bytes are known only from the completion status */
+#define SW_REQ_PERSISTENT 0x2u /* survives completion; MPI_Start re-arms it */
+#define SW_REQ_SEND 0x4u       /* persistent send: each start is a message to peer */
+#define SW_REQ_ACTIVE 0x8u
+void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flags);
+void sw_req_start(sw_thread *T, int fn, MPI_Request r);
+typedef struct {
+    uint64_t bytes;
+    int32_t peer;
+    uint16_t fn, flags; /* flags 0: not a tracked operation */
+} sw_pending;           /* a request's entry while its Wait/Test call runs */
+void sw_req_claim(MPI_Request r, sw_pending *p);
+void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
+
+/* Wait/Test families complete several requests at once.  The call overwrites
+ * completed handles with MPI_REQUEST_NULL, so the wrapper keeps a copy of the
+ * handles and claims their table entries before the call (sw_req_claim), and
+ * gives the call real statuses so received sizes are known even when the
+ * caller passed MPI_STATUSES_IGNORE.  The wrapper declares an sw_kept, calls
+ * sw_keep, passes k.statuses to the real function in place of the caller's
+ * argument, settles k.reqs[i] / k.pending[i] after it, then sw_kept_release.
+ * If memory for the copies cannot be had, k.reqs is NULL: nothing was
+ * claimed and nothing is credited. */
+#define SW_STACK_REQS 32
+typedef struct {
+    MPI_Request *reqs;   /* copy of the caller's handles; NULL when nothing was claimed */
+    sw_pending *pending; /* their claimed entries, same order */
+    MPI_Status *statuses;/* what the real call writes to: the caller's array, or ours */
+    void *heap;          /* reqs and pending beyond SW_STACK_REQS, one block */
+    MPI_Status *heap_statuses;
+    MPI_Request stack_reqs[SW_STACK_REQS];
+    sw_pending stack_pending[SW_STACK_REQS];
+    MPI_Status stack_statuses[SW_STACK_REQS];
+} sw_kept;
+
+/* Copies the handles and claims their entries (the "any" family, which
+ * returns one status the wrapper handles itself, needs only this). */
+static inline void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs)
+{
+    k->reqs = NULL;
+    k->pending = k->stack_pending;
+    k->statuses = NULL;
+    k->heap = NULL;
+    k->heap_statuses = NULL;
+    MPI_Request *copy = k->stack_reqs;
+    if (n > SW_STACK_REQS) {
+        /* The claimed entries first (8-byte aligned), then the handles. */
+        if (!(k->heap = malloc((sizeof(sw_pending) + sizeof(MPI_Request)) * (size_t)n)))
+            return;
+        k->pending = k->heap;
+        copy = (MPI_Request *)(k->pending + n);
+    }
+    if (n > 0)
+        memcpy(copy, reqs, sizeof(MPI_Request) * (size_t)n);
+    k->reqs = copy;
+    for (int i = 0; i < n; i++)
+        sw_req_claim(copy[i], &k->pending[i]);
+}
+
+/* sw_keep_requests, and a status array for the call: the caller's, or ours
+ * when it passed MPI_STATUSES_IGNORE. */
+static inline void sw_keep(sw_kept *k, int n, const MPI_Request *reqs, MPI_Status *statuses)
+{
+    MPI_Status *heap_statuses = NULL;
+    if (statuses == MPI_STATUSES_IGNORE) {
+        if (n <= SW_STACK_REQS) {
+            statuses = k->stack_statuses;
+        } else if (!(statuses = heap_statuses = malloc(sizeof(MPI_Status) * (size_t)n))) {
+            k->reqs = NULL;
+            k->heap = NULL;
+            k->heap_statuses = NULL;
+            k->statuses = MPI_STATUSES_IGNORE;
+            return;
+        }
+    }
+    sw_keep_requests(k, n, reqs);
+    k->statuses = statuses;
+    k->heap_statuses = heap_statuses;
+}
+
+static inline void sw_kept_release(sw_kept *k)
+{
+    free(k->heap);
+    free(k->heap_statuses);
+}
+
+#endif
