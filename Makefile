@@ -5,42 +5,47 @@ SHELL := /bin/bash
 VENV   := .venv
 VPY    := $(CURDIR)/$(VENV)/bin/python
 BUILD  := $(CURDIR)/build
-# One runtime library and one set of proxy apps per MPI installed side by side.
-FLAVOURS := $(strip $(if $(wildcard /usr/bin/mpicc.openmpi),openmpi) $(if $(wildcard /usr/bin/mpicc.mpich),mpich))
+# The MPI flavours (one runtime library and one set of proxy apps per MPI
+# installed side by side) are found by the sub-makes in runtime/ and proxies/,
+# which start after `system` has installed the packages: a list computed here,
+# when this file is parsed, would miss MPIs installed by this very run.
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: help setup system venv runtime proxies demo test bench clean
+.PHONY: help setup system venv runtime replay proxies demo test bench clean
 
 help:
 	@echo "make demo   set up, then profile the bundled proxy apps and write the report"
 	@echo "make test   set up, then run every test"
 	@echo "make bench  set up, then run the benchmarks in bench/"
 
+STEP := scripts/step.sh
+
 system:
-	@scripts/setup-system.sh core browser slurm
+	@$(STEP) "Debian packages" scripts/setup-system.sh core browser slurm
 
 $(VENV)/.stamp: pyproject.toml
-	@test -x $(VPY) || python3 -m venv $(VENV)
-	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[test]'
+	@$(STEP) "Python venv" scripts/setup-venv.sh $(VENV)
 	@touch $@
 
 venv: system $(VENV)/.stamp
 
 runtime: system venv
-	@$(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) FLAVOURS="$(FLAVOURS)"
+	@$(STEP) "profiler runtime" $(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY)
 
 proxies: system
-	@$(MAKE) --no-print-directory -C proxies BUILD=$(BUILD) FLAVOURS="$(FLAVOURS)"
+	@$(STEP) "proxy apps" $(MAKE) --no-print-directory -C proxies BUILD=$(BUILD)
 
-setup: system venv runtime proxies
+replay: system
+	@$(STEP) "replay engine" $(MAKE) --no-print-directory -C runtime/replay BUILD=$(BUILD)
+
+setup: system venv runtime replay proxies
 
 demo: setup
 	@scripts/demo.sh
 
 test: setup
-	@$(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) FLAVOURS="$(FLAVOURS)" check
+	@$(STEP) "runtime unit tests" $(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) check
 	$(VPY) -m pytest -q -n 2 tests
 
 bench: setup

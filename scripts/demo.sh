@@ -19,11 +19,17 @@ log=$(sed -n 's/^profile: //p' "$OUT/sem.run" | tail -n 1)
 
 echo "== the demo study: $("$SW" study plan "$STUDY" | grep -c '^ *[0-9a-f]\{12\}' || true) runs"
 # A run that fails or times out is recorded with its reason; the study goes on.
-"$SW" study run "$STUDY" || echo "(some runs failed: see 'scalewise study status $STUDY')"
+# The one line per finished run goes to demo-runs.log; the bar stays on the terminal.
+if COLUMNS=250 "$SW" study run "$STUDY" 2> >(tee "$OUT/demo-runs.log" | grep -v '^ok ' >&2); then
+    verdict="every run ok"
+else
+    verdict="some runs did not succeed: see 'scalewise study status $STUDY' and $OUT/demo-runs.log"
+fi
 "$SW" study status "$STUDY" | tail -n 5
 "$SW" study report "$STUDY" -o "$OUT/study.html" --csv "$OUT/tables"
 
 echo
+echo "Study: $("$SW" study status "$STUDY" | grep -o '[0-9]* planned.*' | head -n 1); $verdict"
 echo "Reports:"
 echo "  study report:       $(realpath "$OUT/study.html")"
 echo "  one-run profile:    $(realpath "$OUT/sem-profile.html")"
