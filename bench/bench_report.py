@@ -25,11 +25,12 @@ import numpy as np
 import pandas as pd
 
 import scalewise
-from scalewise.analysis.findings import analyse
+from scalewise.analysis.run.findings import analyse
 from scalewise.logfile.writer import write_profile
 from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile, bin_bounds
-from scalewise.report.html import write_html
-from scalewise.report.images import draw_all
+from scalewise.report.run.html import write_html
+from scalewise.report.figure import draw_figures
+from scalewise.report.run.registry import FIGURES
 
 TARGET_SECONDS = 10.0
 STEPS = 500
@@ -103,7 +104,7 @@ def main() -> None:
 
     profile = timed("load", lambda: scalewise.load(log))
     analysis = timed("analyse", lambda: analyse(profile))
-    drawn = timed("figures", lambda: draw_all(analysis))  # draws and encodes every figure as SVG
+    drawn = timed("figures", lambda: draw_figures(analysis, FIGURES))  # draws and encodes every figure as SVG
     page = timed("render page", lambda: write_html(out / "report.html", profile, analysis, drawn))
 
     total, total_cpu = sum(p[1] for p in phases), sum(p[2] for p in phases)

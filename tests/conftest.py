@@ -19,3 +19,13 @@ def chromium() -> str:
     assert Path(path).exists(), "chromium is required: make system installs it (Debian package 'chromium')"
     subprocess.run([path, "--version"], check=True, capture_output=True, timeout=60)
     return path
+
+
+@pytest.fixture
+def write_study(tmp_path):
+    """Write a study file into a fresh folder and return its path."""
+    def write(text: str, name: str = "study.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write

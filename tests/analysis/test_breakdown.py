@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from scalewise.analysis.breakdown import calls_table, class_table, function_table, time_breakdown
+from scalewise.analysis.run.breakdown import calls_table, class_table, function_table, time_breakdown
 
 # Rank k: wall 10 s, MPI 2, 4, 6, 8 s.  Waitall takes 1, 3, 5, 7 s; Isend and
 # Allreduce 0.5 s each on every rank.

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from scalewise.analysis.findings import analyse
+from scalewise.analysis.run.findings import analyse
 
 RANKS = [(0, 10.0, 2.0), (1, 10.0, 4.0), (2, 10.0, 6.0), (3, 10.0, 8.0)]
 FUNCTIONS = [row for k, w in [(0, 1.0), (1, 3.0), (2, 5.0), (3, 7.0)] for row in (
@@ -34,7 +34,7 @@ def test_bound_and_dominant_call(halo):
     assert bound.text == "The run is communication-bound: MPI takes 50% of wall time, compute 50%."
     first = by_kind(a, "dominant")[0]
     assert first.text.startswith("MPI_Waitall takes 40% of wall time (80% of MPI time); "
-                                 "the messages it completes are 32 B to 128 KiB, exchanged with 2 neighbours per rank.")
+                                 "the messages it completes are 32 B to 64 KiB, exchanged with 2 neighbours per rank.")
     assert first.numbers["pct_wall"] == pytest.approx(40) and first.numbers["peers_median"] == 2
     assert len(by_kind(a, "dominant")) == 1  # Isend and Allreduce are 10% of MPI time each
     assert all(f.run == "halo.swlog" for f in a.findings)
@@ -49,7 +49,8 @@ def test_calls_overlap_imbalance_sizes_locality_volume(halo):
     assert imb.numbers["compute_max_over_mean"] == pytest.approx(1.6)
     assert by_kind(a, "sizes")[0].numbers["pct_under_1KiB"] == 100.0
     loc = by_kind(a, "locality")[0]
-    assert loc.numbers["k"] == 4 and loc.numbers["offsets"] == [-1, 1, -3, 3]
+    assert loc.numbers["k"] == 1 and loc.numbers["offsets"] == [-1, 1]
+    assert loc.text.startswith("Point-to-point traffic: 100% of bytes stay within +-1 rank; each rank talks to 2 peers")
     vol = by_kind(a, "volume")[0]
     assert vol.numbers["total_bytes"] == 4160 and "4.06 KiB in total" in vol.text
 

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from scalewise.analysis.matrix import comm_matrix, neighbourhood
-from scalewise.analysis.sizes import bin_label, human_bytes, size_distribution, size_range
-from scalewise.analysis.volume import data_volume
+from scalewise.analysis.run.matrix import comm_matrix, neighbourhood
+from scalewise.analysis.run.sizes import bin_label, size_distribution, size_range
+from scalewise.formatting import human_bytes
+from scalewise.analysis.run.volume import data_volume
 
 RANKS = [(k, 10.0, 5.0) for k in range(4)]
 # Ring of 4: every rank sends 10 messages of 50 B to each of its two neighbours.
@@ -51,8 +52,8 @@ def test_size_distribution_sums_ranks_and_flags_wait_credited(ring):
 
 def test_size_range_covers_the_busiest_bins(ring):
     d = size_distribution(ring)
-    assert size_range(d, "MPI_Waitall", 0.75) == (32, 64)
-    assert size_range(d, "MPI_Waitall", 0.9) == (32, 131072)
+    assert size_range(d, "MPI_Waitall", 0.75) == (32, 32)
+    assert size_range(d, "MPI_Waitall", 0.9) == (32, 65536)  # the 64 KiB messages, not their bin's upper edge
     assert size_range(d, "MPI_Bcast") is None
 
 
@@ -79,11 +80,11 @@ def test_neighbourhood_of_a_ring(ring):
     assert nb.peers_per_rank["peers"].tolist() == [2, 2, 2, 2]
     assert nb.peers.percentiles[50] == 2
     within = nb.within.set_index("k")["bytes_share"]
-    # 6 of the 8 pairs are at distance 1; 0 <-> 3 wraps around at distance 3.
-    assert list(within.index) == [1, 2, 4]
-    assert within.to_dict() == pytest.approx({1: 0.75, 2: 0.75, 4: 1.0})
-    assert nb.top_offsets["offset"].tolist() == [-1, 1, -3, 3]
-    assert nb.top_offsets["bytes"].tolist() == [1500, 1500, 500, 500]
+    # Every pair is a ring neighbour: 0 <-> 3 wraps around to offset -1/+1, like the other six.
+    assert list(within.index) == [1, 2]  # at 4 ranks no partner is more than 2 away
+    assert within.to_dict() == pytest.approx({1: 1.0, 2: 1.0})
+    assert nb.top_offsets["offset"].tolist() == [-1, 1]
+    assert nb.top_offsets["bytes"].tolist() == [2000, 2000]
     assert nb.self_bytes_share == 0.0
 
 

@@ -1,4 +1,4 @@
-"""Fixtures for campaign tests: the test MPI program and a study-file writer."""
+"""Fixtures for campaign tests: the test MPI program (the study-file writer is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,3 @@ def swtest_dir(tmp_path_factory):
     """Folder holding ``openmpi/swtest`` and ``mpich/swtest``, compiled for this test session."""
     return build_swtest(tmp_path_factory.mktemp("swtest"))
 
-
-@pytest.fixture
-def write_study(tmp_path):
-    """Write a study file into a fresh folder and return its path."""
-    def write(text: str, name: str = "study.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(text)
-        return path
-    return write

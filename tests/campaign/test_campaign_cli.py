@@ -26,7 +26,7 @@ def test_plan_lists_runs_with_ids(write_study, swtest_dir):
     path = _write(write_study, swtest_dir)
     result = CliRunner().invoke(study, ["plan", "--json", str(path)])
     assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in result.output.splitlines()]
+    rows = json.loads(result.output)  # one JSON document, like every --json
     assert [r["ranks"] for r in rows] == [1, 2] and all(len(r["run_id"]) == 12 for r in rows)
     table = CliRunner().invoke(study, ["plan", str(path)])
     assert table.exit_code == 0 and "cli: 2 runs" in table.output and rows[0]["run_id"] in table.output
@@ -49,6 +49,20 @@ def test_run_with_failures_exits_1(write_study, swtest_dir):
     assert result.exit_code == 1 and "ran 2 failed" in result.output
     status = runner.invoke(study, ["status", str(path)])
     assert "2 failed" in status.output and ": exit code 4" in status.output
+    as_json = json.loads(runner.invoke(study, ["status", "--json", str(path)]).output)
+    assert as_json["counts"] == {"failed": 2} and [r["status"] for r in as_json["failed"]] == ["failed", "failed"]
+
+
+def test_nothing_left_to_run_and_click_errors_in_one_style(write_study, swtest_dir):
+    path = _write(write_study, swtest_dir)
+    runner = CliRunner()
+    runner.invoke(study, ["run", "--quiet", str(path)])
+    again = runner.invoke(study, ["run", "--quiet", str(path)])
+    assert again.exit_code == 0 and "cli: 2 planned, 2 already done; nothing left to run" in again.output
+    bad = runner.invoke(study, ["run", "--launcher", "pbs", str(path)])
+    assert bad.exit_code == 2
+    assert bad.output == ("scalewise: error: Invalid value for '--launcher': 'pbs' is not one of "
+                          "'local', 'slurm'\n")
 
 
 def test_bad_file_is_a_one_line_error(write_study):
@@ -56,18 +70,3 @@ def test_bad_file_is_a_one_line_error(write_study):
     result = CliRunner().invoke(study, ["plan", str(path)])
     assert result.exit_code == 2
     assert result.output == "scalewise: error: study.yaml:2: applications: must not be empty\n"
-
-
-def test_local_launcher_refuses_multi_node_runs(write_study, swtest_dir):
-    path = write_study(f"""name: multi
-applications:
-  swtest:
-    command: ["{swtest_dir}/openmpi/swtest"]
-axes:
-  nodes: [2]
-  ranks_per_node: [1]
-""")
-    result = CliRunner().invoke(study, ["run", str(path)])
-    assert result.exit_code == 2
-    assert "the local launcher has one node, use --launcher slurm" in result.output
-    assert result.output.count("\n") == 1

@@ -191,3 +191,14 @@ def _kill(pidfile: Path) -> None:
     if pid and _alive(pid):
         os.kill(pid, 15)
         _wait_gone(pidfile, 5)
+
+
+def ranks_running(exe: str) -> int:
+    """How many live processes run ``exe`` (the ranks of a test job still alive)."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            count += entry.name.isdigit() and os.readlink(entry / "exe") == exe
+        except OSError:
+            continue
+    return count

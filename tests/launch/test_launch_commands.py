@@ -23,21 +23,31 @@ def _job(**kw):
 
 def test_openmpi_mpirun_command():
     launch = get_launcher("mpirun").launch(_job(), oversubscribe=True)
-    assert launch.argv == ["mpirun.openmpi", "-np", "4", "--oversubscribe", "--bind-to", "none",
-                           "--mca", "btl", "self,tcp", "./app", "--size", "tiny"]
-    assert launch.env["OMPI_MCA_mca_base_env_list"] == "OMP_NUM_THREADS"
+    assert launch.argv == ["mpirun.openmpi", "-x", "OMP_NUM_THREADS", "-np", "4", "--oversubscribe", "--bind-to",
+                           "none", "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,tcp",
+                           "./app", "--size", "tiny"]
+    assert launch.settings == {"mca.mpi_yield_when_idle": "1"}
+    assert get_launcher("mpirun").launch(_job()).settings == {}
+    assert "OMPI_MCA_mca_base_env_list" not in launch.env  # Open MPI refuses it next to -x
+    # A list the user's environment already sets is extended instead (-x would then be refused).
     merged = get_launcher("mpirun").launch(_job(env={"OMPI_MCA_mca_base_env_list": "LD_PRELOAD;OMP_NUM_THREADS"}))
     assert merged.env["OMPI_MCA_mca_base_env_list"] == "LD_PRELOAD;OMP_NUM_THREADS"
+    assert "-x" not in merged.argv
     if os.geteuid() == 0:
         assert launch.env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and launch.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
     multi = get_launcher("mpirun").launch(_job(nodes=2))
-    assert multi.argv[:5] == ["mpirun.openmpi", "-np", "4", "--map-by", "ppr:2:node"]
+    assert multi.argv[:7] == ["mpirun.openmpi", "-x", "OMP_NUM_THREADS", "-np", "4", "--map-by", "ppr:2:node"]
 
 
 def test_mpich_mpiexec_command():
     launch = get_launcher("mpiexec").launch(_job(mpi="mpich", mca={}, nodes=2))
     assert launch.argv == ["mpiexec.mpich", "-n", "4", "-ppn", "2", "./app", "--size", "tiny"]
-    assert launch.env == {"A": "1"}
+    lib = launch.env.pop("LD_PRELOAD")
+    assert lib.endswith("/mpich/libscalewise-mpich-ucx.so") and os.path.isfile(lib)
+    assert launch.env == {"A": "1", "SCALEWISE_UCX_CLOSE_GRACE": "0.5"}
+    busy = get_launcher("mpiexec").launch(_job(mpi="mpich", mca={}, env={"LD_PRELOAD": "/x.so"}), oversubscribe=True)
+    assert busy.env["LD_PRELOAD"] == lib + ":/x.so"
+    assert busy.settings == {"env.SCALEWISE_UCX_CLOSE_GRACE": "0.5", "env.SCALEWISE_YIELD_WHEN_IDLE": "64"}
 
 
 def test_srun_picks_the_pmi_plugin_and_passes_mca_as_environment():

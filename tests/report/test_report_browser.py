@@ -14,9 +14,9 @@ import pytest
 from chromium_cdp import Chromium
 from report_profiles import halo_profile, zero_call_profile
 
-from scalewise.analysis.findings import analyse
-from scalewise.report.html import write_html
-from scalewise.report.registry import FIGURES
+from scalewise.analysis.run.findings import analyse
+from scalewise.report.run.html import write_html
+from scalewise.report.run.registry import FIGURES
 
 FIGURE_STATE = """JSON.stringify(Array.from(document.querySelectorAll('figure[data-figure]')).map(f => {
   const img = f.querySelector('img'); const r = img ? img.getBoundingClientRect() : null;
@@ -80,6 +80,9 @@ def test_halo_page_renders_every_figure_and_quotes_the_api(browser, artifacts):
             assert close(row[col], getattr(api, col)), (row["function"], col)
     findings = browser.evaluate("Array.from(document.querySelectorAll('#findings li')).map(li => li.textContent)")
     assert findings == [f.text for f in a.findings]
+    # The memory high-water mark the runtime records (256 MiB per rank in this profile) is shown.
+    assert "memory high-water mark256 MiB (rank 0), median 256 MiB per rank" in \
+        browser.evaluate("document.body.textContent").replace("\n", "").replace("  ", "")
 
 
 def test_4096_ranks_summarise_per_rank_plots(browser, artifacts):
@@ -121,7 +124,8 @@ def test_partial_profile_renders_with_note(browser, artifacts):
 
 def test_harness_sees_errors_and_broken_figures(browser, artifacts):
     """The checks above must be able to fail: a blocked load and a broken image are caught."""
-    page = write_html(artifacts / "harness-check.html", halo_profile(2, 1))
+    p = halo_profile(2, 1)
+    page = write_html(artifacts / "harness-check.html", p, analyse(p))
     html = page.read_text()
     broken = html.replace('src="data:image/svg+xml;base64,', 'src="data:image/svg+xml;base64,AAAA', 1)
     broken = broken.replace("</body>", '<img src="http://127.0.0.1:9/x.png"></body>')

@@ -44,13 +44,18 @@ def test_summary_json_follows_the_documented_schema(halo_log):
 
 def test_report_writes_page_figures_and_analysis(halo_log, tmp_path):
     page, figs, analysis = tmp_path / "out" / "page.html", tmp_path / "figs", tmp_path / "analysis.json"
-    r = invoke("report", halo_log, "-o", page, "--figures", figs, "--json", analysis)
+    r = invoke("report", halo_log, "-o", page, "--figures", figs)
     assert r.exit_code == 0, r.output
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert len(list(figs.glob("*.png"))) == len(list(figs.glob("*.svg"))) == 7
-    doc = json.loads(analysis.read_text())
+    # --json: the analysis instead of the page, to stdout, or to the -o file.
+    printed = CliRunner().invoke(cli, ["report", str(halo_log), "--json"])
+    assert printed.exit_code == 0 and printed.stderr == "" and printed.output == printed.stdout
+    doc = json.loads(printed.stdout)
     assert doc["run"] == "halo.swlog" and doc["total_calls"] == 8 * 1000
     assert doc["findings"][0]["kind"] == "bound"
+    assert invoke("report", halo_log, "--json", "-o", analysis).exit_code == 0
+    assert json.loads(analysis.read_text()) == doc
 
 
 def test_report_of_zero_call_log_notes_it(tmp_path):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import scalewise
+from scalewise.errors import EXIT_APPLICATION, EXIT_PROFILER, EXIT_USER
 from rt_mpijob import REPO, launch_command
 
 SCALEWISE = REPO / ".venv" / "bin" / "scalewise"
@@ -35,32 +37,63 @@ def test_run_profiles_the_job_and_summarises_it(flavour, program, profiler_libs,
     assert "MPI_Sendrecv" in proc.stdout and "scalewise profile: ring" in proc.stdout
 
 
-def test_a_crashed_job_leaves_no_log_and_a_one_line_error(program, profiler_libs, tmp_path):
-    exe = program("ring.c", "mpich")
-    proc = scalewise_run(tmp_path, launch_command("mpich", 2, [str(exe), "2", "8", "crash"]))
-    assert proc.returncode != 0
+def test_a_crashed_job_leaves_no_log_and_names_the_signal(program, profiler_libs, tmp_path):
+    exe = program("ring.c", "openmpi")
+    proc = scalewise_run(tmp_path, launch_command("openmpi", 2, [str(exe), "2", "8", "crash"]))
+    assert proc.returncode == EXIT_APPLICATION
     errors = [line for line in proc.stderr.splitlines() if line.startswith("scalewise:")]
-    assert len(errors) == 1 and "no profile was written" in errors[0]
-    assert not list(tmp_path.glob("*.swlog"))
+    assert len(errors) == 1 and "no profile was written" in errors[0] and "SIGSEGV" in errors[0], errors
+    assert not list(tmp_path.iterdir()), "no log, no staging folder, no temporary file"
 
 
-def test_missing_launcher_and_unknown_mpi_are_user_errors(tmp_path):
-    proc = scalewise_run(tmp_path, ["no-such-mpirun", "-np", "2", "./app"])
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        "scalewise: error: cannot tell which MPI 'no-such-mpirun -np 2 ./app' uses; "
-        "pass --mpi openmpi or --mpi mpich"]
-    proc = subprocess.run([str(SCALEWISE), "run", "--mpi", "mpich", "-o", str(tmp_path), "--", "no-such-mpirun"],
+def test_user_errors_exit_2_with_one_line(program, tmp_path):
+    app = str(program("ring.c", "openmpi"))
+    cases = [
+        (["mpirunx", "-np", "2", app], "scalewise: error: mpirunx: not found (neither a launcher nor an executable on PATH)"),
+        (["mpirun.openmpi", "-np", "2", "./no-such-app"],
+         "scalewise: error: ./no-such-app: application not found (launch line: mpirun.openmpi -np 2 ./no-such-app)"),
+        (["mpiexec.mpich", "-n", "2", app], f"scalewise: error: MPI mismatch: {app} is built with Open MPI but "
+         "mpiexec.mpich is MPICH's launcher; start it with Open MPI's mpirun/mpiexec"),
+    ]
+    for argv, message in cases:
+        proc = scalewise_run(tmp_path, argv)
+        assert (proc.returncode, proc.stderr.strip()) == (EXIT_USER, message)
+    proc = subprocess.run([str(SCALEWISE), "run", "--mpi", "mpich", "-o", str(tmp_path), "--", app],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == "scalewise: error: launcher not found: no-such-mpirun"
+    assert (proc.returncode, proc.stderr.strip()) == (
+        EXIT_USER, f"scalewise: error: MPI mismatch: --mpi mpich but {app} is built with Open MPI")
+    proc = subprocess.run([str(SCALEWISE), "run", "--mpi", "lam", "--", app], capture_output=True, text=True)
+    assert proc.returncode == EXIT_USER
+    assert proc.stderr.strip() == "scalewise: error: Invalid value for '--mpi': 'lam' is not one of 'openmpi', 'mpich'"
+    assert not list(tmp_path.iterdir()), "nothing ran"
 
 
-def test_an_aborted_job_is_summarised_as_partial_and_its_code_returned(program, profiler_libs, tmp_path):
+@pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
+def test_a_singleton_is_profiled_and_named_after_the_executable(flavour, program, profiler_libs, tmp_path):
+    exe = program("ring.c", flavour)
+    proc = scalewise_run(tmp_path, [str(exe), "3", "16"])
+    assert proc.returncode == 0, proc.stderr
+    log = Path(proc.stdout.strip().splitlines()[-1].removeprefix("profile: "))
+    assert log.parent == tmp_path and log.name.startswith("ring-"), log
+    assert scalewise.load(log).nranks == 1
+
+
+def test_a_job_that_ends_well_without_a_log_is_a_profiler_failure(program, profiler_libs, tmp_path):
+    exe = program("ring.c", "mpich")
+    proc = subprocess.run([str(SCALEWISE), "run", "-o", str(tmp_path), "--",
+                           *launch_command("mpich", 2, [str(exe), "2", "8"])],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "SCALEWISE_DISABLE": "1"})
+    assert proc.returncode == EXIT_PROFILER
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "scalewise: error: no profile was written although the job exited with code 0")
+
+
+def test_an_aborted_job_is_summarised_as_partial_and_its_code_named(program, profiler_libs, tmp_path):
     exe = program("abnormal_end.c", "mpich")
     proc = scalewise_run(tmp_path, launch_command("mpich", 2, [str(exe), "abort", "1", "7", "3"]))
-    assert proc.returncode == 7
-    assert "the job exited with code 7; the profile is partial" in proc.stderr
+    assert proc.returncode == EXIT_APPLICATION
+    assert proc.stderr.strip().splitlines()[-1] == \
+        "scalewise: error: the application exited with code 7; the profile is partial"
     log = Path(proc.stdout.strip().splitlines()[-1].removeprefix("profile: "))
     p = scalewise.load(log)
     assert p.aborted and p.partial and list(p.ranks["rank"]) == [1]

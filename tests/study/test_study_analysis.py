@@ -8,9 +8,9 @@ import pytest
 from study_synth import Planted, mpi_race
 
 import scalewise
-from scalewise.analysis import scaling
-from scalewise.analysis.energy import energy_costs
-from scalewise.analysis.study_findings import analyse_study
+from scalewise.analysis.study import scaling
+from scalewise.analysis.study.energy import energy_costs
+from scalewise.analysis.study.findings import analyse_study
 from scalewise.errors import ScalewiseError
 
 
@@ -144,9 +144,8 @@ def test_nodes_are_the_scale_when_swept(planted):
 
 
 def test_key_findings_take_the_strongest_of_each_kind_first():
-    from scalewise.analysis.study_findings import key_findings
-    from scalewise.analysis.study_results import StudyFinding
+    from scalewise.analysis.finding import Finding, key_findings
 
-    fs = [StudyFinding(k, f"{k}{i}", {}, ()) for k, n in (("volume", 2), ("faster", 3), ("failed", 1)) for i in range(n)]
+    fs = [Finding(k, f"{k}{i}", {}, ()) for k, n in (("volume", 2), ("faster", 3), ("failed", 1)) for i in range(n)]
     assert [f.text for f in key_findings(fs, limit=4)] == ["failed0", "faster0", "volume0", "faster1"]
     assert len(key_findings(fs, limit=50)) == len(fs)

@@ -10,8 +10,8 @@ import pytest
 from study_synth import Planted, halo_profile, mpi_race
 
 import scalewise
-from scalewise.analysis.breakdown import time_breakdown
-from scalewise.analysis.volume import data_volume
+from scalewise.analysis.run.breakdown import time_breakdown
+from scalewise.analysis.run.volume import data_volume
 from scalewise.errors import ScalewiseError
 
 
@@ -42,7 +42,7 @@ def test_where_and_ok_return_new_sets(planted):
     four = study.where(ranks=4, mpi="mpich")
     assert len(four.runs) == 3 and set(four.functions["run_id"]) == set(four.runs["run_id"])
     assert len(study.ok().runs) == 18 and len(study.runs) == 19
-    assert study.failed()["ranks"].tolist() == [8]
+    assert study.failed().runs["ranks"].tolist() == [8]
 
 
 def test_custom_axes_become_columns(planted):

@@ -10,11 +10,11 @@ from chromium_cdp import Chromium
 from click.testing import CliRunner
 
 import scalewise
-from scalewise.analysis.study_findings import analyse_study
+from scalewise.analysis.study.findings import analyse_study
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 from scalewise.cli.main import cli
-from scalewise.report.study_registry import study_figures_for
+from scalewise.report.study.registry import figures_for
 
 STEPS, DOUBLES = 200, 8192
 RING_C = r"""
@@ -90,6 +90,6 @@ profile: true
         figs = json.loads(b.evaluate(FIGURES))
         findings = json.loads(b.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#findings li'))"
                                          ".map(li => li.dataset.runs))"))
-    assert [f["id"] for f in figs] == [s.id for s in study_figures_for(a)]
+    assert [f["id"] for f in figs] == [s.id for s in figures_for(a)]
     assert all(f["complete"] and f["natural"] > 300 for f in figs), figs
     assert findings and all(set(r.split(",")) <= set(study.runs["run_id"]) for r in findings)

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from study_synth import Planted, mpi_race
 
 import scalewise
-from scalewise.analysis.study_findings import analyse_study
+from scalewise.analysis.study.findings import analyse_study
 from scalewise.cli.main import cli
-from scalewise.report.study_registry import study_figures_for
+from scalewise.report.study.registry import figures_for
 
 FIGURES = """JSON.stringify(Array.from(document.querySelectorAll('figure[data-figure]')).map(f => {
   const img = f.querySelector('img');
@@ -56,7 +56,7 @@ def test_planted_study_with_failures_renders_every_figure_and_claims(browser, ar
     assert "19 runs" in out.output
     figs, findings = _open(browser, page, artifacts, "planted")
     a = analyse_study(scalewise.open_study(db))
-    assert [f["id"] for f in figs] == [s.id for s in study_figures_for(a)]
+    assert [f["id"] for f in figs] == [s.id for s in figures_for(a)]
     for f in figs:
         assert f["img"] and f["complete"] and f["natural"] > 300, f
     assert json.loads(browser.evaluate(SECTIONS)) == ["cards", "setup", "performance", "scalability", "profile",

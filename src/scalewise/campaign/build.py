@@ -19,7 +19,7 @@ WRAPPERS = {"openmpi": ("mpicc.openmpi", "mpicxx.openmpi", "mpifort.openmpi"),
             "mpich": ("mpicc.mpich", "mpicxx.mpich", "mpifort.mpich")}
 
 
-def build_dir(output: Path, app: str, variant: str, mpi: str) -> Path:
+def app_build_dir(output: Path, app: str, variant: str, mpi: str) -> Path:
     return output / "builds" / app / variant / mpi
 
 
@@ -35,7 +35,7 @@ class Builder:
         cc, cxx, fc = WRAPPERS[mpi]
         flags = self.loaded.model.applications[app].variants[variant].flags
         return {"app": app, "variant": variant, "flags": flags, "mpi": mpi, "workdir": str(self.loaded.workdir),
-                "builddir": str(build_dir(self.loaded.output, app, variant, mpi)),
+                "builddir": str(app_build_dir(self.loaded.output, app, variant, mpi)),
                 "mpicc": cc, "mpicxx": cxx, "mpifort": fc}
 
     def ensure(self, app: str, variant: str, mpi: str) -> str | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import string
 
-from scalewise.campaign.settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS
+from scalewise.campaign.mpi_settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS
 from scalewise.campaign.source import Source
-from scalewise.campaign.study import Study
+from scalewise.campaign.studyfile import StudyFile
 
 STANDARD_AXES = ("nodes", "ranks", "ranks_per_node", "threads", "mpi", "transport", "params")
 # Axes every run has even when the file does not sweep them.
@@ -22,7 +22,7 @@ BUILD_PLACEHOLDERS = {"app", "variant", "flags", "mpi", "workdir", "builddir", "
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def check_study(study: Study, src: Source) -> None:
+def check_study(study: StudyFile, src: Source) -> None:
     """Raise the first cross-key problem of ``study``."""
     _check_custom_axes(study, src)
     _check_ranks(study, src)
@@ -33,7 +33,7 @@ def check_study(study: Study, src: Source) -> None:
     _check_placeholders(study, src)
 
 
-def _check_custom_axes(study: Study, src: Source) -> None:
+def _check_custom_axes(study: StudyFile, src: Source) -> None:
     for name, values in study.axes.custom().items():
         path = ("axes", name)
         if not _IDENT.match(name) or name in RUN_PLACEHOLDERS or name in IMPLICIT_AXES:
@@ -47,13 +47,13 @@ def _check_custom_axes(study: Study, src: Source) -> None:
             raise src.error(path, f"values must not repeat, got {values!r}")
 
 
-def _check_ranks(study: Study, src: Source) -> None:
+def _check_ranks(study: StudyFile, src: Source) -> None:
     axes = study.axes
     if axes.ranks is not None and axes.ranks_per_node is not None:
         raise src.error(("axes", "ranks_per_node"), "give either 'ranks' (total) or 'ranks_per_node', not both")
 
 
-def _check_named(study: Study, src: Source, axis: str, section: str, builtin: dict, defined: dict) -> None:
+def _check_named(study: StudyFile, src: Source, axis: str, section: str, builtin: dict, defined: dict) -> None:
     known = set(builtin) | set(defined)
     for i, name in enumerate(getattr(study.axes, axis)):
         if name not in known:
@@ -61,7 +61,7 @@ def _check_named(study: Study, src: Source, axis: str, section: str, builtin: di
                             f"define it under '{section}')")
 
 
-def axis_values(study: Study) -> dict[str, list]:
+def axis_values(study: StudyFile) -> dict[str, list]:
     """Every swept axis (standard ones the file sets, then custom) with its values."""
     data = study.axes.model_dump(exclude_none=True)
     out = {name: data[name] for name in STANDARD_AXES if name in data}
@@ -69,7 +69,7 @@ def axis_values(study: Study) -> dict[str, list]:
     return out
 
 
-def _check_zip(study: Study, src: Source) -> None:
+def _check_zip(study: StudyFile, src: Source) -> None:
     axes = axis_values(study)
     seen: set[str] = set()
     for g, group in enumerate(study.zip):
@@ -88,7 +88,7 @@ def _check_zip(study: Study, src: Source) -> None:
             raise src.error(path, f"zipped axes must have the same number of values ({shown})")
 
 
-def _check_exclude(study: Study, src: Source) -> None:
+def _check_exclude(study: StudyFile, src: Source) -> None:
     axes = axis_values(study)
     allowed = set(axes) | set(IMPLICIT_AXES) | {"ranks"}
     for e, rule in enumerate(study.exclude):
@@ -99,7 +99,7 @@ def _check_exclude(study: Study, src: Source) -> None:
                 raise src.error(("exclude", e, name), f"unknown axis {name!r} (axes: {', '.join(sorted(allowed))})")
 
 
-def _check_placeholders(study: Study, src: Source) -> None:
+def _check_placeholders(study: StudyFile, src: Source) -> None:
     custom = set(study.axes.custom())
     for app_name, app in study.applications.items():
         base = ("applications", app_name)

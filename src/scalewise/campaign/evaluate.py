@@ -18,11 +18,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalewise import load as load_profile
-from scalewise.campaign.study import Fom
+from scalewise.campaign.studyfile import Fom
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Outcome
 from scalewise.launch.probe import read_probe
+from scalewise.logfile.reader import read_profile
 
 RESULT_TAG = "SCALEWISE_RESULT"
 
@@ -82,7 +82,7 @@ def world_from_profile(path: Path) -> tuple[int | None, list[str] | None, str | 
     if not path.is_file():
         return None, None, f"profile log {path.name} was not written (did the profiler load into the ranks?)"
     try:
-        profile = load_profile(path)
+        profile = read_profile(path)
     except (ScalewiseError, OSError) as exc:
         return None, None, f"profile log unreadable: {exc}"
     hosts = sorted({str(h) for h in profile.ranks["host"]}) if "host" in profile.ranks else None

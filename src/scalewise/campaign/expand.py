@@ -22,8 +22,9 @@ import json
 from dataclasses import dataclass, field
 
 from scalewise.campaign.checks import axis_values
-from scalewise.campaign.settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS, MpiSettings
-from scalewise.campaign.study import LoadedStudy, Study
+from scalewise.campaign.mpi_settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS, MpiSettings
+from scalewise.campaign.study import LoadedStudy
+from scalewise.campaign.studyfile import StudyFile
 
 _DEFAULTS = {"nodes": 1, "threads": 1, "transport": "default", "params": "default", "variant": "default"}
 
@@ -84,7 +85,7 @@ def expand(loaded: LoadedStudy) -> list[RunSpec]:
     return runs
 
 
-def _combinations(study: Study) -> list[dict]:
+def _combinations(study: StudyFile) -> list[dict]:
     axes = axis_values(study)
     if "ranks" not in axes and "ranks_per_node" not in axes:
         axes["ranks"] = [1]
@@ -123,14 +124,14 @@ def _texts(v: object) -> set[str]:
     return {str(x) for x in v} if isinstance(v, list) else {str(v)}
 
 
-def resolve_settings(study: Study, kind: str, name: str) -> MpiSettings:
+def resolve_settings(study: StudyFile, kind: str, name: str) -> MpiSettings:
     """The transport or parameter set called ``name`` (study definitions win over built-ins)."""
     if kind == "transport":
         return study.transports.get(name) or BUILTIN_TRANSPORTS[name]
     return study.parameter_sets.get(name) or BUILTIN_PARAMS[name]
 
 
-def _make_run(study: Study, combo: dict, rep: int, position: int) -> RunSpec:
+def _make_run(study: StudyFile, combo: dict, rep: int, position: int) -> RunSpec:
     app = study.applications[combo["app"]]
     variant = app.variants[combo["variant"]]
     mpi = combo.get("mpi", "openmpi")

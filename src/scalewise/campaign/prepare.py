@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalewise.campaign.build import build_dir
+from scalewise.campaign.build import app_build_dir
 from scalewise.campaign.expand import RunSpec
 from scalewise.campaign.study import LoadedStudy
 from scalewise.errors import ScalewiseError
@@ -21,6 +21,7 @@ from scalewise.launch.preload import preload_env
 from scalewise.launch.probe import probe_env, probe_library
 
 PROFILE_NAME = "profile.swlog"
+INTERCONNECT_AXIS = "interconnect"
 
 
 @dataclass
@@ -41,7 +42,7 @@ def placeholder_values(loaded: LoadedStudy, run: RunSpec, rundir: Path) -> dict[
     values = dict(run.settings())
     values.update(repetition=run.repetition, run_id=run.run_id, rundir=str(rundir), workdir=str(loaded.workdir),
                   flags=loaded.model.applications[run.app].variants[run.variant].flags,
-                  builddir=str(build_dir(loaded.output, run.app, run.variant, run.mpi)),
+                  builddir=str(app_build_dir(loaded.output, run.app, run.variant, run.mpi)),
                   ranks_per_node=run.ranks_per_node or -(-run.ranks // run.nodes))
     return values
 
@@ -69,6 +70,12 @@ def run_environment(run: RunSpec) -> tuple[dict[str, str], list[str], dict[str, 
     return env, sorted(set_here), mca
 
 
+def _interconnect(run: RunSpec) -> str | None:
+    """The run's `interconnect` axis value (docs/cluster.md), if the study sweeps one."""
+    value = dict(run.custom).get(INTERCONNECT_AXIS)
+    return None if value is None else str(value)
+
+
 def prepare(loaded: LoadedStudy, run: RunSpec) -> Prepared:
     """Fresh run folder, filled-in command, environment with the profiler or the world-size probe."""
     rundir = run_dir(loaded.output, run.run_id)
@@ -93,7 +100,8 @@ def prepare(loaded: LoadedStudy, run: RunSpec) -> Prepared:
         exported += ["LD_PRELOAD", "SCALEWISE_PROBE_DIR"]
     job = Job(name=run.run_id, app_argv=argv, mpi=run.mpi, ranks=run.ranks, nodes=run.nodes, threads=run.threads,
               env=env, exported=exported, mca=mca, rundir=rundir, stdout=rundir / "stdout",
-              stderr=rundir / "stderr", timeout=loaded.model.timeout)
+              stderr=rundir / "stderr", timeout=loaded.model.timeout,
+              interconnect=_interconnect(run))
     return Prepared(job, executable, profile_path, probe_dir)
 
 

@@ -2,8 +2,13 @@
 
 Runs go one at a time on purpose: benchmark runs sharing a machine would
 measure each other.  The order is the plan's; a resumed campaign picks up the
-runs still ``pending`` or left ``running`` by a killed campaign (and, with
-``retry_failed``, the ``failed`` and ``timeout`` ones).
+runs still ``pending``, left ``running`` by a killed campaign or
+``interrupted`` by SIGINT/SIGTERM (and, with ``retry_failed``, the ``failed``
+and ``timeout`` ones).
+
+SIGINT and SIGTERM stop the job in progress (its whole process group, or its
+Slurm job), mark its run ``interrupted`` and raise :class:`Interrupted`,
+carrying how far the campaign got; a signal between runs stops before the next.
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from scalewise.campaign.expand import RunSpec, expand
 from scalewise.campaign.prepare import check_runnable, prepare, run_dir
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.provenance import run_provenance, session_columns, session_provenance
-from scalewise.campaign.store import FAILED, RunResult, Store
+from scalewise.campaign.store import FAILED, INTERRUPTED, RunResult, Store, store_path
 from scalewise.campaign.study import LoadedStudy
-from scalewise.errors import ScalewiseError
+from scalewise.cluster.scheduler import EmulatedScheduler, needs_nodes
+from scalewise.errors import Interrupted, ScalewiseError, signal_name
 from scalewise.launch.base import Scheduler, get_scheduler
+from scalewise.launch.process import STOP, stop_on_signals
+from scalewise.launch.profiled import TEMPORARY_LOGS
 from scalewise.launch.timeutil import utc_now
-
-DB_NAME = "results.sqlite"
-
 
 @dataclass
 class CampaignSummary:
@@ -40,14 +45,6 @@ class CampaignSummary:
         return sum(self.counts.values())
 
 
-def store_path(loaded: LoadedStudy) -> Path:
-    return loaded.output / DB_NAME
-
-
-def open_store(loaded: LoadedStudy) -> Store:
-    return Store(store_path(loaded))
-
-
 def make_scheduler(loaded: LoadedStudy, name: str) -> Scheduler:
     if name == "slurm":
         opts = loaded.model.slurm
@@ -58,7 +55,7 @@ def make_scheduler(loaded: LoadedStudy, name: str) -> Scheduler:
 
 def select_todo(runs: list[RunSpec], statuses: dict[str, str], retry_failed: bool) -> list[RunSpec]:
     """Runs still to do: never-finished ones, plus failed/timed-out ones when retrying."""
-    wanted = {"pending", "running"} | (set(FAILED) if retry_failed else set())
+    wanted = {"pending", "running", INTERRUPTED} | (set(FAILED) if retry_failed else set())
     return [r for r in runs if statuses.get(r.run_id, "pending") in wanted]
 
 
@@ -82,15 +79,20 @@ def run_study(loaded: LoadedStudy, scheduler_name: str = "local", retry_failed: 
               reporter: Reporter | None = None) -> CampaignSummary:
     """Run every run of the study not yet done; returns what happened."""
     runs = expand(loaded)
+    if scheduler_name == "local" and needs_nodes(runs):
+        scheduler_name = "emulated"  # more than one node, or an interconnect: emulated nodes (docs/cluster.md)
     scheduler = make_scheduler(loaded, scheduler_name)
     scheduler.check(runs)
     lock = _Lock(loaded.output)
-    store = open_store(loaded)
+    store = Store(store_path(loaded))
     try:
-        return _campaign(loaded, runs, scheduler, store, retry_failed, reporter or Reporter(quiet=True))
+        with stop_on_signals():
+            return _campaign(loaded, runs, scheduler, store, retry_failed, reporter or Reporter(quiet=True))
     finally:
         store.close()
         lock.release()
+        if isinstance(scheduler, EmulatedScheduler):
+            scheduler.close()
 
 
 def _campaign(loaded: LoadedStudy, runs: list[RunSpec], scheduler: Scheduler, store: Store, retry_failed: bool,
@@ -106,13 +108,31 @@ def _campaign(loaded: LoadedStudy, runs: list[RunSpec], scheduler: Scheduler, st
     builder = Builder(loaded)
     with reporter.campaign(len(todo), summary.skipped):
         for run in todo:
+            _stop_if_asked(summary, store, session, None)
             store.mark_running(run.run_id, session, scheduler.name)
-            result = execute(loaded, run, scheduler, builder, study_sha)
+            try:
+                result = execute(loaded, run, scheduler, builder, study_sha)
+            except Interrupted as stop:
+                _stop_if_asked(summary, store, session, run.run_id, stop.signum)
             store.record(run.run_id, result)
             summary.counts[result.status] = summary.counts.get(result.status, 0) + 1
             reporter.finished(run, result)
     store.end_session(session)
     return summary
+
+
+def _stop_if_asked(summary: CampaignSummary, store: Store, session: int, run_id: str | None,
+                   signum: int | None = None) -> None:
+    """On a stop request: mark the run in progress interrupted, close the session, raise Interrupted."""
+    signum = signum or STOP.signum
+    if signum is None:
+        return
+    if run_id is not None:
+        store.mark_interrupted(run_id, f"stopped by {signal_name(signum)}")
+    store.end_session(session)
+    done = f"{summary.skipped + summary.ran} of {summary.planned} runs done"
+    stopped = f"run {run_id} stopped and marked interrupted; " if run_id else ""
+    raise Interrupted(signum, f"interrupted by {signal_name(signum)}: {stopped}{done}")
 
 
 def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Builder, study_sha: str) -> RunResult:
@@ -125,6 +145,8 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
         prepared = prepare(loaded, run)
         check_runnable(prepared)
         outcome = scheduler.run(prepared.job)
+        for leftover in prepared.job.rundir.glob(TEMPORARY_LOGS):
+            leftover.unlink()  # a rank killed while writing its log: never a result
     except ScalewiseError as exc:
         folder = run_dir(base, run.run_id)
         return RunResult(status="failed", reason=str(exc), exit_code=None, wall=None, started_at=started,
@@ -143,7 +165,8 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
         profile_path=_rel(profile, base) if profile is not None and profile.exists() else None,
         command=outcome.command, scheduler=scheduler.name, job_id=outcome.job_id,
         provenance=run_provenance(run.mpi, loaded.model.applications[run.app].variants[run.variant].flags,
-                                  prepared.executable, job.env, study_sha))
+                                  prepared.executable, job.env, study_sha)
+        | {f"launcher.{k}": v for k, v in outcome.settings.items()})
 
 
 def _rel(path: Path, base: Path) -> str:

@@ -1,4 +1,4 @@
-"""The results database schema, as an ordered list of migrations.
+"""The results database: its file name, its schema as an ordered list of migrations, and the version check.
 
 Migration ``i`` (0-based) takes a database from version ``i`` to ``i + 1``.
 Released migrations are never edited: a change is a new migration appended
@@ -6,6 +6,14 @@ here, plus a line in docs/store.md.  ``SCHEMA_VERSION`` is the number of
 migrations, and a database newer than that is refused (an old scalewise must
 not write to a schema it does not know).
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scalewise.errors import ScalewiseError
+
+DB_NAME = "results.sqlite"
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -89,6 +97,22 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, key)
     );
     """,
+    # 2: runs stopped by SIGINT/SIGTERM are 'interrupted'.  Widening a CHECK
+    # leaves every stored row valid, so the table definition is edited in place
+    # (SQLite's documented way; a table rebuild would trip the foreign keys).
+    """
+    PRAGMA writable_schema=ON;
+    UPDATE sqlite_master SET sql = replace(sql, '''timeout'')', '''timeout'', ''interrupted'')')
+        WHERE type = 'table' AND name = 'runs';
+    PRAGMA writable_schema=RESET
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def check_version(path: Path, found: int | None) -> None:
+    """Refuse a database written by a newer scalewise (reading or writing it could misread its tables)."""
+    if found is None or found > SCHEMA_VERSION:
+        raise ScalewiseError(f"{path}: results database has schema version {found}, newer than this scalewise "
+                             f"understands ({SCHEMA_VERSION}); upgrade scalewise")

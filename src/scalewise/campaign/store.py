@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Iterator
 
 from scalewise.campaign.expand import RunSpec
-from scalewise.campaign.schema import MIGRATIONS, SCHEMA_VERSION
-from scalewise.errors import ScalewiseError
+from scalewise.campaign.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, check_version
+from scalewise.campaign.study import LoadedStudy
 from scalewise.launch.timeutil import utc_now as now
 
 DONE = "ok"
 FAILED = ("failed", "timeout")
+INTERRUPTED = "interrupted"  # stopped by SIGINT/SIGTERM; run again on resume
 
 
 @dataclass
@@ -51,6 +52,11 @@ class RunResult:
     scheduler: str | None = None
     job_id: str | None = None
     provenance: dict[str, str] | None = None
+
+
+def store_path(loaded: LoadedStudy) -> Path:
+    """The results database of a study: ``results.sqlite`` in its output folder."""
+    return loaded.output / DB_NAME
 
 
 class Store:
@@ -90,9 +96,7 @@ class Store:
 
     def _migrate(self) -> None:
         found = self.version()
-        if found > SCHEMA_VERSION:
-            raise ScalewiseError(f"{self.path}: results database has schema version {found}, newer than this "
-                                 f"scalewise understands ({SCHEMA_VERSION}); upgrade scalewise")
+        check_version(self.path, found)
         for version in range(found, SCHEMA_VERSION):
             with self.transaction() as db:
                 if version == 0:
@@ -153,6 +157,11 @@ class Store:
             db.execute("UPDATE runs SET status='running', reason=NULL, started_at=?, ended_at=NULL, "
                        "session_id=?, scheduler=?, attempts=attempts+1 WHERE run_id=?",
                        (now(), session, scheduler, run_id))
+
+    def mark_interrupted(self, run_id: str, reason: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE runs SET status=?, reason=?, ended_at=? WHERE run_id=?",
+                       (INTERRUPTED, reason, now(), run_id))
 
     def record(self, run_id: str, result: RunResult) -> None:
         """Store a finished attempt: the row and its provenance in one transaction."""

@@ -1,4 +1,4 @@
-"""The click group every scalewise command group uses."""
+"""The click group every scalewise command group uses: one error style, documented exit statuses."""
 
 from __future__ import annotations
 
@@ -6,16 +6,27 @@ import sys
 
 import click
 
-from scalewise.errors import ScalewiseError
+from scalewise.errors import EXIT_USER, Interrupted, ScalewiseError
+
+
+def fail(message: str, code: int) -> None:
+    click.echo(f"scalewise: error: {message}", err=True)
+    sys.exit(code)
 
 
 class OneLineErrors(click.Group):
-    """Prints user errors (ScalewiseError) as one line on stderr and exits 2,
-    also when a sub-group such as `study` is invoked on its own."""
+    """Every error is one line on stderr, ``scalewise: error: ...``, with the exit
+    status of its kind (scalewise.errors): user errors, click's own usage errors
+    included, exit 2; also when a sub-group such as ``study`` is invoked on its own."""
 
-    def invoke(self, ctx):
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
         try:
-            return super().invoke(ctx)
-        except ScalewiseError as exc:
-            click.echo(f"scalewise: error: {exc}", err=True)
-            sys.exit(2)
+            code = super().main(*args, **kwargs)
+        except click.exceptions.Abort:  # Ctrl-C while click itself was reading input
+            fail("interrupted", 130)
+        except click.ClickException as exc:
+            fail(exc.format_message().rstrip("."), exc.exit_code if exc.exit_code else EXIT_USER)
+        except (ScalewiseError, Interrupted) as exc:
+            fail(str(exc), exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)

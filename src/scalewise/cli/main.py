@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from scalewise._version import __version__
+from scalewise.cli import cluster, memory, run, show, study, study_report
 from scalewise.cli.group import OneLineErrors
 
 
@@ -18,19 +19,14 @@ def cli() -> None:
     """Profile MPI applications, run benchmark campaigns, report how they scale."""
 
 
-def _register() -> None:
-    # Explicit list: a command exists because it is named here, not found by globbing.
-    from scalewise.cli import run, show
-    from scalewise.cli import study, study_report
-
-    cli.add_command(run.run)
-    cli.add_command(show.summary)
-    cli.add_command(study.study)
-    study.study.add_command(study_report.report)  # analysis side of `study`, kept in its own module
-    cli.add_command(show.report)
-
-
-_register()
+# Explicit list: a command exists because it is named here, not found by globbing.
+cli.add_command(run.run)
+cli.add_command(show.summary)
+cli.add_command(study.study)
+study.study.add_command(study_report.report)  # analysis side of `study`, kept in its own module
+cli.add_command(show.report)
+cli.add_command(cluster.cluster)
+cli.add_command(memory.memory)
 
 if __name__ == "__main__":
     cli()

@@ -2,47 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import click
 
-from scalewise.errors import ScalewiseError
-from scalewise.launch.preload import FLAVOURS, command_app, command_flavour, preload_env
-
-
-def log_path_for(argv: list[str], outdir: Path) -> Path:
-    """A fresh log name in outdir: <app>-<YYYYmmdd-HHMMSS>[-n].swlog."""
-    app = command_app(argv)
-    stem = Path(app).name if app else Path(argv[-1]).name
-    base = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path, n = outdir / f"{base}.swlog", 1
-    while path.exists():
-        n += 1
-        path = outdir / f"{base}-{n}.swlog"
-    return path
-
-
-def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None) -> tuple[int, Path]:
-    """Run the launch command with the profiler injected; return (exit code, log path)."""
-    if not argv:
-        raise ScalewiseError("nothing to run: give the launch command after --, e.g. scalewise run -- mpirun -np 4 ./app")
-    flavour = flavour or command_flavour(argv)
-    if flavour is None:
-        raise ScalewiseError(f"cannot tell which MPI '{' '.join(argv)}' uses; pass --mpi openmpi or --mpi mpich")
-    outdir.mkdir(parents=True, exist_ok=True)
-    log = log_path_for(argv, outdir)
-    env = preload_env(flavour, log.resolve())
-    env.setdefault("SCALEWISE_QUIET", "1")  # the path is printed after the summary instead
-    try:
-        proc = subprocess.run(argv, env=env)
-    except FileNotFoundError:
-        raise ScalewiseError(f"launcher not found: {argv[0]}") from None
-    except PermissionError:
-        raise ScalewiseError(f"launcher is not executable: {argv[0]}") from None
-    return proc.returncode, log
+from scalewise.cluster.emulated import require_cluster
+from scalewise.cluster.launching import cluster_launch
+from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
+from scalewise.launch.launchline import FLAVOUR_NAMES
+from scalewise.launch.preload import FLAVOURS
+from scalewise.launch.profiled import ProfiledJob, run_profiled
+from scalewise.logfile.reader import read_profile
+from scalewise.report.run.terminal import print_summary
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -51,25 +22,59 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None) -> t
 @click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default=None,
               help="MPI flavour of the application (default: read from the executable).")
 @click.option("--quiet", is_flag=True, help="Print only the log path, no summary.")
+@click.option("--cluster", "on_cluster", is_flag=True,
+              help="Run across the emulated cluster's nodes (scalewise cluster up).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, command: tuple[str, ...]) -> None:
+def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
     \b
-    Example: scalewise run -o logs -- mpirun -np 4 ./app --size small
+    Examples: scalewise run -o logs -- mpirun -np 4 ./app --size small
+              scalewise run -- ./app          (a singleton: one rank, no launcher)
+    \b
+    Exit status: 0 done; 1 the application failed (its code or signal is
+    named); 2 a user error (options, launch line, MPI mismatch); 3 the
+    profiler wrote no readable log; 130/143 stopped by SIGINT/SIGTERM.
     """
-    import scalewise
-    from scalewise.report.terminal import print_summary
-
-    code, log = run_profiled(list(command), outdir, flavour)
-    if not log.exists():
-        why = f"exited with code {code}" if code else "exited without writing one"
-        raise ScalewiseError(f"no profile was written: the job {why} before every rank reached MPI_Finalize "
-                             f"(expected {log})")
-    profile = scalewise.load(log)
+    argv, env = list(command), None
+    if on_cluster:
+        launch = cluster_launch(require_cluster(), argv, flavour=flavour)
+        argv, env = launch.argv, launch.env
+    job = run_profiled(argv, outdir, flavour, base_env=env)
+    if job.stopped_by is not None:
+        kept = f"; logs kept: {', '.join(map(str, job.logs))}" if job.logs else ""
+        raise Interrupted(job.stopped_by, f"interrupted: the job was stopped{kept}")
+    if len(job.logs) > 1:
+        raise ScalewiseError(f"the launch started {len(job.logs)} separate MPI jobs instead of one "
+                             f"({_sizes(job)}): does the launcher belong to the application's MPI "
+                             f"({FLAVOUR_NAMES[job.flavour]})? logs kept: {', '.join(map(str, job.logs))}")
+    if not job.logs:
+        if job.returncode:
+            raise ApplicationFailed(f"no profile was written: the job {describe_exit(job.returncode)} before "
+                                    "every rank reached MPI_Finalize")
+        raise ProfilerFailed("no profile was written although the job exited with code 0: did the application "
+                             f"call MPI_Finalize, and is it built with {job.flavour}?")
+    log = job.logs[0]
+    try:
+        profile = read_profile(log)
+    except LogFormatError as exc:
+        raise ProfilerFailed(f"the profiler wrote an unreadable log: {exc}") from exc
+    if job.line.ranks is not None and profile.nranks != job.line.ranks:
+        raise ScalewiseError(f"world size mismatch: the launch line asks for {job.line.ranks} ranks, the job ran "
+                             f"{profile.nranks} (log kept: {log})")
     if not quiet:
         print_summary(profile)
     click.echo(f"profile: {log}")
-    if code:
-        click.echo(f"scalewise: the job exited with code {code}; the profile is partial", err=True)
-        sys.exit(code if 0 < code < 256 else 1)
+    if job.returncode:
+        state = "partial" if profile.partial else "complete"
+        raise ApplicationFailed(f"the application {describe_exit(job.returncode)}; the profile is {state}")
+
+
+def _sizes(job: ProfiledJob) -> str:
+    sizes = []
+    for log in job.logs:
+        try:
+            sizes.append(str(read_profile(log).nranks))
+        except LogFormatError:
+            sizes.append("?")
+    return "world sizes " + ", ".join(sizes)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import click
 
+from scalewise.analysis.run.findings import analyse
 from scalewise.errors import ScalewiseError
+from scalewise.jsonsafe import json_safe
+from scalewise.logfile.reader import read_profile
+from scalewise.report.run.terminal import print_summary
 
 
 def _load(path: Path):
@@ -18,31 +21,14 @@ def _load(path: Path):
         raise ScalewiseError(f"{path}: no such file")
     if path.is_dir():
         raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
-    import scalewise
-
     try:
-        return scalewise.load(path)
+        return read_profile(path)
     except OSError as exc:
         raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
-def _plain(x: Any) -> Any:
-    """JSON-safe copy: numpy scalars become Python numbers, NaN and infinities become null."""
-    if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple, set, frozenset)):
-        return [_plain(v) for v in x]
-    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, bytes):
-        return x.decode("utf-8", "replace")
-    return x
-
-
 def _dump(obj: Any) -> str:
-    return json.dumps(_plain(obj), indent=2, allow_nan=False)
+    return json.dumps(json_safe(obj), indent=2, allow_nan=False)
 
 
 @click.command()
@@ -54,40 +40,47 @@ def summary(log: Path, as_json: bool) -> None:
     if as_json:
         click.echo(_dump(profile.to_json_dict()))
         return
-    from scalewise.report.terminal import print_summary
-
     print_summary(profile)
 
 
 @click.command()
 @click.argument("log", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True,
-              help="The HTML page to write.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The file to write: the HTML page [default: report.html], or the JSON with --json.")
 @click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Also write every figure as PNG and SVG into this directory.")
-@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the analysis results as JSON to this file.")
-def report(log: Path, output: Path, figures_dir: Path | None, json_file: Path | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the analysis results as JSON to stdout (to the -o file if given) instead of HTML.")
+def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bool) -> None:
     """Write a self-contained HTML report of one profiled run (opens from disk, no network)."""
-    from scalewise.analysis.findings import analyse
-    from scalewise.report.html import write_html
-    from scalewise.report.images import draw_all, write_figure_files
+    # Imported here, not at start-up: drawing loads matplotlib, which the other commands and --help do not need.
+    from scalewise.report.figure import draw_figures, write_figure_files
+    from scalewise.report.run.html import write_html
+    from scalewise.report.run.registry import FIGURES
 
     profile = _load(log)
     analysis = analyse(profile)
-    drawn = draw_all(analysis)
-    for target in (output, json_file):
-        if target is not None and target.is_dir():
-            raise ScalewiseError(f"{target}: is a directory, expected a file name")
+    if output is not None and output.is_dir():
+        raise ScalewiseError(f"{output}: is a directory, expected a file name")
+    if as_json and output is None and figures_dir is None:
+        click.echo(_dump(analysis.to_json_dict()))
+        return
+    drawn = draw_figures(analysis, FIGURES) if figures_dir is not None or not as_json else None
     try:
-        write_html(output, profile, analysis, drawn)
+        if as_json:
+            if output is not None:
+                output.write_text(_dump(analysis.to_json_dict()) + "\n", encoding="utf-8")
+            else:
+                click.echo(_dump(analysis.to_json_dict()))
+        else:
+            output = output or Path("report.html")
+            write_html(output, profile, analysis, drawn)
         if figures_dir is not None:
             written = write_figure_files(drawn, figures_dir)
             click.echo(f"wrote {len(written)} figure files to {figures_dir}", err=True)
-        if json_file is not None:
-            json_file.write_text(_dump(analysis.to_json_dict()) + "\n", encoding="utf-8")
     except OSError as exc:
         raise ScalewiseError(f"cannot write {exc.filename or 'output'}: {exc.strerror or exc}") from exc
     for note in analysis.notes:
         click.echo(f"note: {note.text}", err=True)
-    click.echo(str(output))
+    if output is not None:
+        click.echo(str(output), err=as_json)

@@ -1,4 +1,7 @@
-"""``scalewise study plan|run|status FILE``: thin commands over scalewise.campaign."""
+"""``scalewise study plan|run|status FILE``: thin commands over scalewise.campaign.
+
+``--json`` prints one JSON document to stdout, as in every scalewise command.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +14,20 @@ from rich.table import Table
 
 from scalewise.campaign.expand import expand
 from scalewise.campaign.progress import Reporter
-from scalewise.campaign.runner import open_store, run_study, store_path
+from scalewise.campaign.runner import run_study
+from scalewise.campaign.status import study_status
+from scalewise.campaign.store import FAILED, store_path
 from scalewise.campaign.study import load_study
 from scalewise.cli.group import OneLineErrors
+from scalewise.errors import Interrupted
+from scalewise.formatting import plural
 
 _COLUMNS = ["run_id", "repetition", "app", "variant", "mpi", "transport", "params", "nodes", "ranks", "threads"]
+_JSON_HELP = "Print JSON to stdout instead of text."
+
+
+def _echo_json(obj) -> None:
+    click.echo(json.dumps(obj, indent=2))
 
 
 @click.group(cls=OneLineErrors)
@@ -25,24 +37,26 @@ def study() -> None:
 
 @study.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per run instead of a table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array instead of a table.")
 def plan(file: str, as_json: bool) -> None:
     """Show the expanded run list with stable run IDs."""
     loaded = load_study(file)
     runs = expand(loaded)
     custom = list(loaded.model.axes.custom())
     if as_json:
-        for run in runs:
-            row = {c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
-            row["settings"] = [list(a) for a in run.applied]
-            click.echo(json.dumps(row))
+        _echo_json([{c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
+                    | {"settings": [list(a) for a in run.applied]} for run in runs])
         return
-    table = Table(title=f"{loaded.model.name}: {len(runs)} runs", box=None)
+    table = Table(title=f"{loaded.model.name}: {plural(len(runs), 'run')}", box=None)
     for column in _COLUMNS + custom:
         table.add_column(column)
     for run in runs:
         table.add_row(*(str(getattr(run, c)) for c in _COLUMNS), *(str(v) for _, v in run.custom))
     Console(width=200).print(table)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
 
 @study.command()
@@ -51,40 +65,48 @@ def plan(file: str, as_json: bool) -> None:
               help="Run on this machine, or submit each run to Slurm.")
 @click.option("--retry-failed", is_flag=True, help="Run failed and timed-out runs again.")
 @click.option("--quiet", is_flag=True, help="No progress bar or per-run lines.")
-def run(file: str, launcher: str, retry_failed: bool, quiet: bool) -> None:
-    """Run the runs not done yet (re-running resumes). Exit 1 if any run failed."""
+@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP + " Implies --quiet.")
+def run(file: str, launcher: str, retry_failed: bool, quiet: bool, as_json: bool) -> None:
+    """Run the runs not done yet; re-running resumes (also after Ctrl-C).
+
+    Exit status: 0 every run ok; 1 some run failed or timed out; 2 a user
+    error; 130/143 stopped by SIGINT/SIGTERM (the run in progress is marked
+    interrupted and runs again on resume)."""
     loaded = load_study(file)
-    summary = run_study(loaded, launcher, retry_failed, Reporter(quiet=quiet))
-    counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to run"
-    click.echo(f"{loaded.model.name}: {summary.planned} planned, {summary.skipped} already done; ran {counts}")
-    click.echo(f"results: {store_path(loaded)}")
-    if any(s in ("failed", "timeout") for s in summary.counts):
+    try:
+        summary = run_study(loaded, launcher, retry_failed, Reporter(quiet=quiet or as_json))
+    except Interrupted as stop:
+        raise Interrupted(stop.signum, f"{stop}; run `scalewise study run {file}` again to resume") from None
+    if as_json:
+        _echo_json({"name": loaded.model.name, "planned": summary.planned, "skipped": summary.skipped,
+                    "counts": summary.counts, "results": str(store_path(loaded))})
+    else:
+        ran = f"ran {_counts(summary.counts)}" if summary.counts else "nothing left to run"
+        click.echo(f"{loaded.model.name}: {summary.planned} planned, {summary.skipped} already done; {ran}")
+        click.echo(f"results: {store_path(loaded)}")
+    if any(s in FAILED for s in summary.counts):
         sys.exit(1)
 
 
 @study.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-def status(file: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+def status(file: str, as_json: bool) -> None:
     """Count runs by status and list the failed ones with their reasons."""
     loaded = load_study(file)
-    planned = {r.run_id for r in expand(loaded)}
-    if not store_path(loaded).exists():
-        click.echo(f"{loaded.model.name}: {len(planned)} planned, none run yet")
+    now = study_status(loaded)
+    if as_json:
+        keys = ("run_id", "status", "app", "mpi", "ranks", "repetition", "reason")
+        _echo_json({"name": loaded.model.name, "planned": now.planned, "started": now.started,
+                    "counts": now.counts or {"pending": now.planned},
+                    "failed": [{k: row[k] for k in keys} for row in now.failed]})
         return
-    store = open_store(loaded)
-    try:
-        rows = [r for r in store.runs() if r["run_id"] in planned]
-    finally:
-        store.close()
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
-    missing = len(planned) - len(rows)
-    if missing:
-        counts["pending"] = counts.get("pending", 0) + missing
-    click.echo(f"{loaded.model.name}: {len(planned)} planned: "
-               + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
-    for row in rows:
-        if row["status"] in ("failed", "timeout"):
-            click.echo(f"  {row['status']:<7} {row['run_id']} {row['app']} mpi={row['mpi']} ranks={row['ranks']} "
-                       f"rep={row['repetition']}: {row['reason']}")
+    if not now.started:
+        click.echo(f"{loaded.model.name}: {now.planned} planned, none run yet")
+        return
+    click.echo(f"{loaded.model.name}: {now.planned} planned: {_counts(now.counts)}")
+    for row in now.failed:
+        click.echo(f"  {row['status']:<7} {row['run_id']} {row['app']} mpi={row['mpi']} ranks={row['ranks']} "
+                   f"rep={row['repetition']}: {row['reason']}")
+    if now.counts.get("interrupted") or now.counts.get("pending") or now.counts.get("running"):
+        click.echo(f"run `scalewise study run {file}` to run the rest")

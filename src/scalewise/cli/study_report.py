@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import click
 
-from scalewise.analysis.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
-from scalewise.analysis.scaling import parse_base
-from scalewise.analysis.study_findings import analyse_study
-from scalewise.campaign.study import load_study
-from scalewise.studydb import read_study
+from scalewise.analysis.study.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
+from scalewise.analysis.study.findings import analyse_study
+from scalewise.analysis.study.scaling import parse_base
+from scalewise.campaign.results import locate_results, read_results
 
 
 @click.command()
@@ -34,11 +32,13 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
     # matplotlib is imported here, not at start-up, so other commands and --help stay quick.
-    from scalewise.report.study_html import write_study_html, write_tables
+    from scalewise.report.study.html import write_study_html
+    from scalewise.report.study.tables import write_tables
 
     started = time.monotonic()
-    study = read_study(source)
-    declared = parse_base(base) or _study_file_base(source)
+    found = locate_results(source)  # a study file is parsed once, here
+    study = read_results(found)
+    declared = parse_base(base) or found.declared_base
     analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
                              price_per_kwh=price_per_kwh)
     page = write_study_html(output, analysis)
@@ -49,9 +49,3 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
     click.echo(f"{study.name}: {len(study.runs)} runs, {len(analysis.findings)} findings; "
                f"report: {page} ({time.monotonic() - started:.1f} s)")
 
-
-def _study_file_base(source: str) -> dict[str, int]:
-    """The base declared under ``report: base:`` when the source is a study file."""
-    if Path(source).suffix not in (".yaml", ".yml"):
-        return {}
-    return dict(load_study(Path(source)).model.report.base)

@@ -38,6 +38,9 @@ class Job:
     stdout: Path = Path("stdout")
     stderr: Path = Path("stderr")
     timeout: float = 600.0
+    # The network the run asks for (a study's `interconnect` axis): a link preset or rate on
+    # the emulated cluster, a node constraint under Slurm (docs/cluster.md); None: whatever is there.
+    interconnect: str | None = None
 
 
 @dataclass
@@ -46,6 +49,9 @@ class Launch:
 
     argv: list[str]
     env: dict[str, str]
+    # What the launcher itself chose beyond the study's settings (e.g. yielding
+    # when oversubscribed), as ``{"mca.name" | "env.NAME": value}``: recorded with the run.
+    settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +67,7 @@ class Outcome:
     reason: str | None = None
     job_id: str | None = None
     hosts: list[str] | None = None
+    settings: dict[str, str] = field(default_factory=dict)  # the launcher's own, see Launch.settings
 
 
 class Launcher(ABC):

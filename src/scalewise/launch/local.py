@@ -6,7 +6,7 @@ import os
 import socket
 
 from scalewise.errors import ScalewiseError
-from scalewise.launch.base import Job, Launcher, Outcome, Scheduler, get_launcher, register_scheduler
+from scalewise.launch.base import Job, Launch, Launcher, Outcome, Scheduler, get_launcher, register_scheduler
 from scalewise.launch.mpirun import native_launcher
 from scalewise.launch.process import run_command
 from scalewise.launch.timeutil import utc_now
@@ -31,12 +31,17 @@ class LocalScheduler(Scheduler):
     def oversubscribed(self, job: Job) -> bool:
         return job.ranks * job.threads > self.cores
 
+    def prepare_launch(self, job: Job) -> tuple[Launch, list[str]]:
+        """The launch for ``job`` and the hosts it will run on."""
+        return self.launcher_for(job.mpi).launch(job, oversubscribe=self.oversubscribed(job)), [socket.gethostname()]
+
     def run(self, job: Job) -> Outcome:
-        launch = self.launcher_for(job.mpi).launch(job, oversubscribe=self.oversubscribed(job))
+        launch, hosts = self.prepare_launch(job)
         started = utc_now()
         done = run_command(launch.argv, launch.env, job.rundir, job.stdout, job.stderr, job.timeout)
         reason = done.error
         if done.timed_out:
             reason = f"timed out after {job.timeout:g} s"
         return Outcome(exit_code=done.returncode, timed_out=done.timed_out, started_at=started, ended_at=utc_now(),
-                       wall=done.wall, command=launch.argv, reason=reason, hosts=[socket.gethostname()])
+                       wall=done.wall, command=launch.argv, reason=reason, hosts=hosts,
+                       settings=launch.settings)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from scalewise.launch.base import Job, Launch, Launcher, register_launcher
+from scalewise.launch.preload import openmpi_forwarding, with_mpich_ucx
 
 OPENMPI_RUN = "mpirun.openmpi"
 MPICH_RUN = "mpiexec.mpich"
@@ -21,33 +22,28 @@ def root_env(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def forward_env(env: dict[str, str], names: list[str]) -> dict[str, str]:
-    """Have mpirun forward ``names`` to ranks on other nodes.
-
-    Uses ``OMPI_MCA_mca_base_env_list`` rather than ``-x``: the profiler's
-    environment already uses that list, and Open MPI refuses a mix of both.
-    """
-    listed = [n for n in env.get("OMPI_MCA_mca_base_env_list", "").split(";") if n]
-    listed += [n for n in names if n not in listed]
-    return dict(env, OMPI_MCA_mca_base_env_list=";".join(listed)) if listed else dict(env)
-
-
 @register_launcher("mpirun")
 class OpenMpiRun(Launcher):
-    """``mpirun.openmpi -np P [--oversubscribe] --mca k v ... app``."""
+    """``mpirun.openmpi -x NAME ... -np P [--oversubscribe] --mca k v ... app``."""
 
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
-        argv = [OPENMPI_RUN, "-np", str(job.ranks)]
+        forward, env = openmpi_forwarding(job.env, job.exported)
+        argv = [OPENMPI_RUN, *forward, "-np", str(job.ranks)]
         if job.nodes > 1:
             argv += ["--map-by", f"ppr:{-(-job.ranks // job.nodes)}:node"]
+        mca = dict(job.mca)
         if oversubscribe:
             argv += ["--oversubscribe"]
+            # Open MPI yields by itself when it sees oversubscription; said
+            # explicitly so that the run's record shows it (the study's own value wins).
+            mca = {"mpi_yield_when_idle": "1", **mca}
         if oversubscribe or job.threads > 1:
             # Binding ranks to cores they must share, or threads to one core, would skew timings.
             argv += ["--bind-to", "none"]
-        for name, value in job.mca.items():
+        for name, value in mca.items():
             argv += ["--mca", name, value]
-        return Launch(argv + list(job.app_argv), root_env(forward_env(job.env, job.exported)))
+        settings = {f"mca.{k}": v for k, v in mca.items() if k not in job.mca}
+        return Launch(argv + list(job.app_argv), root_env(env), settings)
 
 
 @register_launcher("mpiexec")
@@ -58,7 +54,8 @@ class MpichExec(Launcher):
         argv = [MPICH_RUN, "-n", str(job.ranks)]
         if job.nodes > 1:
             argv += ["-ppn", str(-(-job.ranks // job.nodes))]
-        return Launch(argv + list(job.app_argv), dict(job.env))
+        env, added = with_mpich_ucx(job.env, oversubscribe)
+        return Launch(argv + list(job.app_argv), env, {f"env.{k}": v for k, v in added.items()})
 
 
 def native_launcher(mpi: str) -> str:

@@ -1,4 +1,5 @@
-"""Run one command to completion with a timeout, killing its whole process tree on expiry."""
+"""Run commands in their own process group, so that a timeout or a Ctrl-C stops
+mpirun and everything it started, never leaving ranks behind."""
 
 from __future__ import annotations
 
@@ -6,22 +7,79 @@ import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
+
+from scalewise.errors import Interrupted, ScalewiseError
 
 _PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def _child_setup() -> None:
-    # Own process group, so a timeout can kill mpirun and everything it started;
-    # and die with the campaign: a SIGKILLed campaign must not leave a launch
-    # behind that keeps writing into the run folder the resumed campaign reuses.
-    os.setsid()
+def _die_with_parent() -> None:
+    # A SIGKILLed scalewise must not leave a launch behind that keeps writing
+    # into the folder a resumed campaign or the next `scalewise run` reuses.
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+
+
+def _child_setup() -> None:
+    os.setsid()  # own session and group: a timeout kills mpirun and all it started
+    _die_with_parent()
+
+
+class _StopRequests:
+    """SIGINT/SIGTERM as a request to stop.  While a job is being waited for the
+    signal raises :class:`Interrupted` there (the wait then stops the job);
+    elsewhere it is only remembered, so no database write is ever cut in half."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.waiting = 0
+
+    def handler(self, signum, frame) -> None:
+        self.signum = signum
+        if self.waiting:
+            raise Interrupted(signum)
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise Interrupted(self.signum)
+
+
+STOP = _StopRequests()
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[_StopRequests]:
+    """Turn SIGINT and SIGTERM into stop requests (``STOP``) for the duration."""
+    STOP.signum, STOP.waiting = None, 0
+    if threading.current_thread() is not threading.main_thread():  # only the main thread receives signals
+        yield STOP
+        return
+    old = {sig: signal.signal(sig, STOP.handler) for sig in STOP_SIGNALS}
+    try:
+        yield STOP
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """A wait that a stop request may cut short (by raising :class:`Interrupted`)."""
+    STOP.check()
+    STOP.waiting += 1
+    try:
+        yield
+    finally:
+        STOP.waiting -= 1
 
 
 @dataclass
@@ -45,23 +103,106 @@ def run_command(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, s
         except OSError as exc:
             return Finished(None, 0.0, False, f"cannot start {argv[0]}: {exc.strerror or exc}")
         try:
-            code = proc.wait(timeout=timeout)
+            with interruptible():
+                code = proc.wait(timeout=timeout)
             return Finished(code, time.perf_counter() - start, False)
         except subprocess.TimeoutExpired:
             wall = time.perf_counter() - start
-            _kill_group(proc, grace)
+            kill_group(proc, grace)
             return Finished(proc.returncode, wall, True)
+        except BaseException:
+            kill_group(proc, grace)
+            raise
 
 
-def _kill_group(proc: subprocess.Popen, grace: float) -> None:
-    """SIGTERM the group (mpirun forwards it to ranks), then SIGKILL what is left."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 30.0)):
+def kill_group(proc: subprocess.Popen, grace: float, first: int = signal.SIGTERM) -> None:
+    """Signal the group (mpirun forwards it to ranks), then SIGKILL what is left."""
+    for sig, wait in ((first, grace), (signal.SIGKILL, 30.0)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             pass
         try:
             proc.wait(timeout=wait)
+            if sig == signal.SIGKILL:
+                return
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher is gone: nothing of its group may outlive it
+            return
+        except ProcessLookupError:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0) -> tuple[int, int | None]:
+    """Run a user's launch line in its own process group, sharing our terminal.
+
+    SIGINT and SIGTERM sent to scalewise are forwarded to the whole group; the
+    job then gets ``grace`` seconds to end before the group is killed.  When
+    stdin is our terminal the group is made its foreground, so that Ctrl-C and
+    terminal input reach the job as they would without scalewise.  Returns
+    (exit status, the stop signal received or None).
+    """
+    received: list[int] = []
+    received_at: list[float] = []
+    group: list[int] = []
+
+    def forward(signum, frame):
+        received.append(signum)
+        received_at.append(time.monotonic())
+        if group:
+            try:
+                os.killpg(group[0], signum)
+            except ProcessLookupError:
+                pass
+
+    old = {sig: signal.signal(sig, forward) for sig in STOP_SIGNALS}
+    terminal = False
+    try:
+        try:
+            proc = subprocess.Popen(argv, env=env, process_group=0, preexec_fn=_die_with_parent)
+        except OSError as exc:
+            raise ScalewiseError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        group.append(proc.pid)
+        terminal = _hand_terminal(proc.pid)
+        if received:  # stopped while starting
+            os.killpg(proc.pid, received[0])
+        while True:
+            try:
+                code = proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if received and time.monotonic() - received_at[0] > grace:
+                    kill_group(proc, 0.0, first=signal.SIGKILL)
+        if received:
+            kill_group(proc, 0.0, first=signal.SIGKILL)  # ranks the launcher left behind
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if terminal:
+            _take_terminal_back()
+    return code, (received[0] if received else None)
+
+
+def _hand_terminal(pgid: int) -> bool:
+    try:
+        if not os.isatty(0) or os.tcgetpgrp(0) != os.getpgrp():
+            return False
+        try:
+            os.setpgid(pgid, pgid)  # also from this side: the child may not have run yet
+        except OSError:
+            pass
+        os.tcsetpgrp(0, pgid)
+        return True
+    except OSError:
+        return False
+
+
+def _take_terminal_back() -> None:
+    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may not set the terminal otherwise
+    try:
+        os.tcsetpgrp(0, os.getpgrp())
+    except OSError:
+        pass
+    finally:
+        signal.signal(signal.SIGTTOU, old)

@@ -21,6 +21,7 @@ from pathlib import Path
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job, Launcher, Outcome, Scheduler, get_launcher, register_scheduler
 from scalewise.launch.mpirun import native_launcher
+from scalewise.launch.process import interruptible
 from scalewise.launch.timeutil import utc_now
 
 STATUS_FILE = "exit.status"
@@ -50,6 +51,9 @@ def sbatch_command(job: Job, script: Path, partition: str | None, extra: list[st
             f"--output={job.rundir / 'slurm.out'}"]
     if partition:
         argv.append(f"--partition={partition}")
+    if job.interconnect:
+        # On a real cluster a study's interconnect axis picks nodes by feature (docs/cluster.md).
+        argv.append(f"--constraint={job.interconnect}")
     return argv + list(extra) + [str(script)]
 
 
@@ -86,8 +90,15 @@ class SlurmScheduler(Scheduler):
         if submit.returncode != 0:
             raise ScalewiseError(f"sbatch failed: {submit.stderr.strip() or submit.stdout.strip()}")
         job_id = submit.stdout.strip().split(";")[0]
-        timed_out = self._wait(job, job_id)
-        return self._outcome(job, job_id, launch.argv, submitted, timed_out)
+        try:
+            with interruptible():
+                timed_out = self._wait(job, job_id)
+        except BaseException:  # stopped by SIGINT/SIGTERM: the Slurm job must not run on alone
+            subprocess.run(["scancel", job_id], capture_output=True, timeout=60)
+            raise
+        outcome = self._outcome(job, job_id, launch.argv, submitted, timed_out)
+        outcome.settings = launch.settings
+        return outcome
 
     def _wait(self, job: Job, job_id: str) -> bool:
         """Wait until the job is over; True when it had to be cancelled for running too long."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job, Launch, Launcher, register_launcher
+from scalewise.launch.preload import with_mpich_ucx
 
 PMI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
 
@@ -31,4 +32,8 @@ class Srun(Launcher):
             argv.append("--overcommit")
         env = dict(job.env)
         env.update({f"OMPI_MCA_{name}": value for name, value in job.mca.items()})
-        return Launch(argv + list(job.app_argv), env)
+        settings = {}
+        if job.mpi == "mpich":
+            env, added = with_mpich_ucx(env, oversubscribe)
+            settings = {f"env.{k}": v for k, v in added.items()}
+        return Launch(argv + list(job.app_argv), env, settings)

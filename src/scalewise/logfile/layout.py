@@ -37,3 +37,27 @@ RANK_FIXED = "IIIIQQQQ"  # rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epo
 FUNCTION_FIXED = "HHQQQQQ"  # fn, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes
 BIN_ENTRY = "BQ"  # bin, count
 PEER_ENTRY = "IQQ"  # world rank, messages, bytes
+
+# Limits a reader enforces on every log (docs/log-format.md, "Limits"): each
+# is far above what the runtime writes and keeps a hostile log's cost bounded.
+INT64_MAX = 2**63 - 1  # every u64 count, size and time must fit a signed 64-bit integer
+MAX_RANKS = 2**31 - 1  # MPI ranks are C ints
+MAX_SECTIONS = 64
+MAX_META_BYTES = 1 << 20  # the meta JSON, decompressed
+MAX_FUNCTIONS_BYTES = 1 << 20  # the function table, decompressed
+MAX_FUNCTIONS = 1 << 16  # function ids are u16
+MAX_NAME = 128  # function and class names
+MAX_HOST = 255  # the runtime keeps 255 bytes of gethostname
+MAX_BLOCK_BYTES = 1 << 28  # one rank block, decompressed
+# All rank blocks together inflate to at most this many times the stored
+# ranks section, or RANK_DATA_FLOOR bytes if more (real logs: 3-10 times).
+RANK_DATA_RATIO = 256
+RANK_DATA_FLOOR = 1 << 26
+CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (clock granularity)
+# Stored form of each known section: its flags must be exactly these.
+SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0}
+SECTION_VERSION = 1
+RANK_FIXED_SIZE = 48
+FUNCTION_FIXED_SIZE = 44
+BIN_ENTRY_SIZE = 9
+PEER_ENTRY_SIZE = 20

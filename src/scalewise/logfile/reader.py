@@ -1,31 +1,28 @@
 """Read a scalewise job log (docs/log-format.md) into a Profile.
 
 Every problem with the file (foreign, truncated, corrupt, newer major
-version) raises LogFormatError with one line naming the file and the problem.
-Unknown sections (a newer minor version) are skipped.
+version, or well-formed but impossible contents) raises LogFormatError with
+one line naming the file and the problem.  Every field is treated as hostile
+even when its checksum matches: sizes are checked before anything is
+inflated, and nothing inflates past the size the log states for it or a
+fixed cap (layout.py, "Limits"), so time and memory stay bounded by the
+file's size.  Unknown sections (a newer minor version) are skipped unread.
 """
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
-from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile, bin_bounds
-
-
-@dataclass
-class _Section:
-    ident: int
-    version: int
-    flags: int
-    data: bytes
+from scalewise.logfile.meta import parse_meta
+from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
+from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile
 
 
 class _Reader:
@@ -57,9 +54,25 @@ class _Reader:
             raise self.fail(f"truncated: {len(d)} of {size} bytes present")
         if len(d) > size:
             raise self.fail(f"corrupt: {len(d) - size} unexpected bytes after the end of the log")
+        if h[7] > L.MAX_SECTIONS:
+            raise self.fail(f"corrupt header ({h[7]} sections, more than {L.MAX_SECTIONS})")
         return order, h
 
-    def sections(self, order: str, h: tuple) -> dict[int, _Section]:
+    def check_counts(self, h: tuple) -> None:
+        """Header fields the checksum cannot vouch for (call after it matched)."""
+        flags, nranks, nblocks = h[4], h[5], h[6]
+        if flags & ~(L.LOG_PARTIAL | L.LOG_ABORTED):
+            raise self.fail(f"corrupt header (unknown flags {flags:#x})")
+        if not 1 <= nranks <= L.MAX_RANKS:
+            raise self.fail(f"corrupt header (nranks {nranks} out of range 1..{L.MAX_RANKS})")
+        if nblocks > nranks:
+            raise self.fail(f"corrupt header ({nblocks} rank blocks for {nranks} ranks)")
+        if nblocks < nranks and not flags & L.LOG_PARTIAL:
+            raise self.fail(f"corrupt header ({nblocks} rank blocks for {nranks} ranks, "
+                            "but the log is not marked partial)")
+
+    def sections(self, order: str, h: tuple) -> dict[int, bytes]:
+        """Stored bytes of each known section, checked against its checksum, version and flags."""
         nsec, crc = h[7], h[9]
         table_end = L.HEADER_SIZE + nsec * L.SECTION_ENTRY_SIZE
         if table_end > len(self.data):
@@ -67,74 +80,87 @@ class _Reader:
         table = self.data[L.HEADER_SIZE:table_end]
         if zlib.crc32(table, zlib.crc32(self.data[:40])) != crc:
             raise self.fail("corrupt header (checksum mismatch)")
+        self.check_counts(h)
         out = {}
         for i in range(nsec):
             ident, version, flags, off, size, scrc, _ = struct.unpack_from(order + L.SECTION_ENTRY, table, i * L.SECTION_ENTRY_SIZE)
             name = L.SECTION_NAMES.get(ident, f"#{ident}")
-            if off + size > len(self.data):
-                raise self.fail(f"corrupt section '{name}' (runs past the end of the file)")
+            if off < table_end or off + size > len(self.data):
+                raise self.fail(f"corrupt section '{name}' (lies outside the file's data)")
+            if ident not in L.SECTION_NAMES:
+                continue  # a newer minor version's section: skipped unread
+            if ident in out:
+                raise self.fail(f"corrupt section table (section '{name}' listed twice)")
             raw = self.data[off:off + size]
             if zlib.crc32(raw) != scrc:
                 raise self.fail(f"corrupt section '{name}' (checksum mismatch)")
-            if flags & L.SECTION_COMPRESSED:
-                raw = self.inflate(raw, f"section '{name}'")
-            out[ident] = _Section(ident, version, flags, raw)
+            if version != L.SECTION_VERSION:
+                raise self.fail(f"section '{name}' has layout version {version}; this scalewise reads "
+                                f"version {L.SECTION_VERSION}")
+            if flags != L.SECTION_FLAGS[ident]:
+                raise self.fail(f"corrupt section '{name}' (flags {flags:#x}, expected {L.SECTION_FLAGS[ident]:#x})")
+            out[ident] = raw
         for ident in (L.SEC_META, L.SEC_FUNCTIONS, L.SEC_RANK_INDEX, L.SEC_RANKS):
             if ident not in out:
                 raise self.fail(f"corrupt: section '{L.SECTION_NAMES[ident]}' is missing")
         return out
 
-    def inflate(self, raw: bytes, what: str) -> bytes:
+    def inflate(self, raw: bytes, limit: int, what: str) -> bytes:
+        """One zlib stream that fills ``raw`` exactly, inflated to at most ``limit`` bytes."""
+        z = zlib.decompressobj()
         try:
-            return zlib.decompress(raw)
+            out = z.decompress(raw, limit + 1)
         except zlib.error as exc:
             raise self.fail(f"corrupt {what} ({exc})") from None
+        if len(out) > limit:
+            raise self.fail(f"corrupt {what} (inflates to more than {limit:,} bytes)")
+        if not z.eof:
+            raise self.fail(f"corrupt {what} (compressed data ends early)")
+        if z.unused_data:
+            raise self.fail(f"corrupt {what} ({len(z.unused_data)} bytes after the compressed data)")
+        return out
+
+    def section_text(self, secs: dict[int, bytes], ident: int, limit: int, parse):
+        name = L.SECTION_NAMES[ident]
+        try:
+            return parse(self.inflate(secs[ident], limit, f"section '{name}'"))
+        except ValueError as exc:
+            raise self.fail(f"corrupt section '{name}' ({exc})") from None
 
 
-def _functions(r: _Reader, raw: bytes) -> list[tuple[str, str]]:
-    parts = raw.split(b"\0")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    if len(parts) % 2:
-        raise r.fail("corrupt section 'functions' (odd number of strings)")
-    return [(parts[i].decode(), parts[i + 1].decode()) for i in range(0, len(parts), 2)]
+def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfunctions: int, stored: int) -> list:
+    """The rank index entries, each checked before its block is touched."""
+    if len(index) != nblocks * L.RANK_INDEX_ENTRY_SIZE:
+        raise r.fail("corrupt section 'rank index' (size does not match the number of ranks)")
+    entries = list(struct.iter_unpack(order + L.RANK_INDEX_ENTRY, index))
+    largest = max_block_size(nfunctions, nranks)
+    seen: set[int] = set()
+    for rank, flags, off, size, raw_size in entries:
+        if rank >= nranks or rank in seen:
+            raise r.fail(f"corrupt section 'rank index' (rank {rank} " +
+                         ("listed twice)" if rank in seen else f"not below nranks {nranks})"))
+        seen.add(rank)
+        if flags & ~L.RANK_PARTIAL:
+            raise r.fail(f"corrupt rank {rank} block (unknown flags {flags:#x})")
+        if off + size > stored:
+            raise r.fail(f"corrupt rank {rank} block (outside the ranks section)")
+        if raw_size > largest:
+            raise r.fail(f"corrupt rank {rank} block (states {raw_size:,} bytes, more than a record "
+                         f"can hold: {largest:,})")
+    total = sum(e[4] for e in entries)
+    cap = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * stored)
+    if total > cap:
+        raise r.fail(f"corrupt section 'rank index' (blocks inflate to {total:,} bytes, more than {cap:,})")
+    return entries
 
 
-def _parse_rank(r: _Reader, order: str, blob: bytes, names: list[tuple[str, str]], rows: dict[str, list]) -> None:
-    fixed = struct.Struct(order + L.RANK_FIXED)
-    fn_fixed = struct.Struct(order + L.FUNCTION_FIXED)
-    bin_entry = struct.Struct(order + L.BIN_ENTRY)
-    peer = struct.Struct(order + L.PEER_ENTRY)
-    u16, u32 = struct.Struct(order + "H"), struct.Struct(order + "I")
-    rank, flags, pid, nthreads, wall, mpi, _init, rss = fixed.unpack_from(blob, 0)
-    pos = fixed.size
-    (hlen,) = u16.unpack_from(blob, pos)
-    host = blob[pos + 2:pos + 2 + hlen].decode(errors="replace")
-    pos += 2 + hlen
-    (nfn,) = u32.unpack_from(blob, pos)
-    pos += 4
-    rows["ranks"].append((rank, host, pid, wall / 1e9, mpi / 1e9, (wall - mpi) / 1e9, rss, nthreads,
-                          bool(flags & L.RANK_PARTIAL)))
-    for _ in range(nfn):
-        fn, nbins, calls, t, tmin, tmax, nbytes = fn_fixed.unpack_from(blob, pos)
-        pos += fn_fixed.size
-        if fn >= len(names):
-            raise r.fail(f"corrupt rank {rank} record (function id {fn} not in the function table)")
-        name, fclass = names[fn]
-        rows["functions"].append((rank, name, fclass, calls, t / 1e9, tmin / 1e9, tmax / 1e9, nbytes))
-        for _ in range(nbins):
-            b, count = bin_entry.unpack_from(blob, pos)
-            pos += bin_entry.size
-            lo, hi = bin_bounds(b)
-            rows["hist"].append((rank, name, b, lo, hi, count))
-    (npeer,) = u32.unpack_from(blob, pos)
-    pos += 4
-    for _ in range(npeer):
-        dst, msgs, nbytes = peer.unpack_from(blob, pos)
-        pos += peer.size
-        rows["p2p"].append((rank, dst, msgs, nbytes))
-    if pos != len(blob):
-        raise r.fail(f"corrupt rank {rank} record ({len(blob) - pos} bytes left over)")
+def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
+    """Sums over all ranks must fit int64 too, or totals in reports wrap."""
+    f, p = frames["functions"], frames["p2p"]
+    for what, columns in (("calls", [f["calls"]]), ("histogram counts", [frames["hist"]["count"]]),
+                          ("messages", [p["messages"]]), ("bytes", [f["bytes"], p["bytes"]])):
+        if sum(float(np.sum(c.to_numpy(), dtype=np.float64)) for c in columns) >= 2.0**63:
+            raise r.fail(f"corrupt: {what} over all ranks add up to 2^63 or more")
 
 
 def read_profile(path) -> Profile:
@@ -147,42 +173,37 @@ def read_profile(path) -> Profile:
     r = _Reader(p, data)
     order, h = r.header()
     secs = r.sections(order, h)
-    try:
-        meta = json.loads(secs[L.SEC_META].data.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise r.fail(f"corrupt section 'meta' ({exc.msg})") from None
-    names = _functions(r, secs[L.SEC_FUNCTIONS].data)
-    index, blocks = secs[L.SEC_RANK_INDEX].data, secs[L.SEC_RANKS].data
-    nblocks = h[6]
-    if len(index) != nblocks * L.RANK_INDEX_ENTRY_SIZE:
-        raise r.fail("corrupt section 'rank index' (size does not match the number of ranks)")
+    nranks, nblocks = h[5], h[6]
+    meta = r.section_text(secs, L.SEC_META, L.MAX_META_BYTES, parse_meta)
+    if meta.setdefault("nranks", nranks) != nranks:
+        raise r.fail(f"corrupt section 'meta' (nranks {meta['nranks']}, but the header says {nranks})")
+    if meta.get("aborted_by_rank", 0) >= nranks:
+        raise r.fail(f"corrupt section 'meta' (aborted_by_rank {meta['aborted_by_rank']} not below nranks {nranks})")
+    names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
+    blocks = secs[L.SEC_RANKS]
+    entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
     rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    entry = struct.Struct(order + L.RANK_INDEX_ENTRY)
-    for i in range(nblocks):
-        rank, _flags, off, size, raw_size = entry.unpack_from(index, i * entry.size)
-        if off + size > len(blocks):
-            raise r.fail(f"corrupt rank {rank} block (outside the ranks section)")
-        blob = r.inflate(blocks[off:off + size], f"rank {rank} block")
+    hosts = set()
+    for rank, flags, off, size, raw_size in entries:
+        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
         if len(blob) != raw_size:
             raise r.fail(f"corrupt rank {rank} block (size mismatch)")
         try:
-            _parse_rank(r, order, blob, names, rows)
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
         except struct.error:
             raise r.fail(f"corrupt rank {rank} record (ends early)") from None
+        except ValueError as exc:
+            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
+    frames = {"ranks": pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
+              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
+              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
+              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+    _check_totals(r, frames)
     flags = set()
     if h[4] & L.LOG_PARTIAL:
         flags.add("partial")
     if h[4] & L.LOG_ABORTED:
         flags.add("aborted")
-    meta.setdefault("nranks", h[5])
     meta["ranks_present"] = nblocks
-    meta["hosts"] = sorted({row[1] for row in rows["ranks"]})
-    return Profile(
-        meta=meta,
-        ranks=pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
-        functions=pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
-        hist=pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
-        p2p=pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS),
-        path=str(p),
-        flags=frozenset(flags),
-    )
+    meta["hosts"] = sorted(hosts)
+    return Profile(meta=meta, path=str(p), flags=frozenset(flags), **frames)

@@ -1,0 +1,269 @@
+"""What one run says, in sentences that carry their numbers.
+
+``analyse(profile)`` runs every per-run question (P1-P6) once and derives the
+findings from those results, so the page, the terminal summary and the JSON
+output all quote the same numbers.  Thresholds are stated next to the rule
+that uses them; a finding is a reading aid, not a verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from scalewise.analysis.finding import Finding
+from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
+from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
+from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
+from scalewise.analysis.run.volume import DataVolume, data_volume
+from scalewise.formatting import human_bytes, plural
+from scalewise.formatting import short_pct as _pct
+from scalewise.jsonsafe import json_safe
+from scalewise.model.profile import Profile
+
+# MPI share of wall time below which a run is called compute-bound, and at or
+# above which it is called communication-bound; in between it is "mixed".
+COMPUTE_BOUND_BELOW = 0.30
+COMM_BOUND_FROM = 0.50
+# A function is "dominant" from this share of MPI time (the first one always is).
+DOMINANT_PCT_MPI = 25.0
+# Imbalance worth reporting: slowest rank this much above the mean, or this CV.
+IMBALANCE_MAX_OVER_MEAN = 1.10
+IMBALANCE_CV = 0.10
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    """Every per-run analysis result, computed once."""
+
+    run: str
+    breakdown: TimeBreakdown
+    functions: pd.DataFrame
+    calls: pd.DataFrame
+    classes: pd.DataFrame
+    sizes: SizeDistribution
+    matrix: CommMatrix
+    neighbourhood: Neighbourhood
+    volume: DataVolume
+    total_calls: int
+    notes: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready view of every result (NaN becomes null)."""
+        b, v, nb, m = self.breakdown, self.volume, self.neighbourhood, self.matrix
+        return json_safe({
+            "run": self.run,
+            "total_calls": self.total_calls,
+            "breakdown": {
+                "total_wall": b.total_wall, "total_mpi": b.total_mpi, "total_compute": b.total_compute,
+                "mpi_share": b.mpi_share, "wall": asdict(b.wall), "mpi": asdict(b.mpi),
+                "compute": asdict(b.compute), "mpi_pct": asdict(b.mpi_pct),
+                "per_rank": _records(b.per_rank),
+            },
+            "functions": _records(self.functions),
+            "classes": _records(self.classes),
+            "sizes": {"counts": _records(self.sizes.counts), "by_function": _records(self.sizes.by_function)},
+            "matrix": {"nranks": m.nranks, "block": m.block, "ncells": m.ncells, "total_bytes": m.total_bytes,
+                       "total_messages": m.total_messages, "pairs": m.pairs},
+            "neighbourhood": {"peers": asdict(nb.peers), "within": _records(nb.within),
+                              "top_offsets": _records(nb.top_offsets), "self_bytes_share": nb.self_bytes_share},
+            "volume": {"total": v.total, "p2p_total": v.p2p_total, "collective_total": v.collective_total,
+                       "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
+                       "per_rank": _records(v.per_rank)},
+            "notes": [_finding_json(f) for f in self.notes],
+            "findings": [_finding_json(f) for f in self.findings],
+        })
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    return df.to_dict(orient="records")
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    return {"kind": f.kind, "text": f.text, "numbers": f.numbers, "run": f.run}
+
+
+def run_name(profile: Profile) -> str:
+    """The run a finding came from: the log's file name, else the command."""
+    if profile.path:
+        return os.path.basename(str(profile.path))
+    cmd = profile.meta.get("command") or []
+    return " ".join(str(c) for c in cmd) if cmd else "(unnamed run)"
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def profile_notes(profile: Profile, a: RunAnalysis) -> list[Finding]:
+    """Caveats that change how every number on the page should be read."""
+    run, notes = a.run, []
+    present, n = a.breakdown.nranks_present, profile.nranks
+    if profile.partial:
+        partial_ranks = int(profile.ranks["partial"].astype(bool).sum()) if not profile.ranks.empty else 0
+        notes.append(Finding("note", f"Partial log: {present} of {n} ranks recorded"
+                             + (f", {partial_ranks} of them hit a memory cap" if partial_ranks else "")
+                             + "; totals cover only what was recorded.",
+                             {"ranks_present": present, "nranks": n, "partial_ranks": partial_ranks}, (run,)))
+    if profile.aborted:
+        notes.append(Finding("note", "The job aborted before MPI_Finalize; times end at the abort.", {}, (run,)))
+    if a.functions.empty:
+        notes.append(Finding("note", "No MPI calls were recorded: the whole run is compute (or untraced) time.",
+                             {"mpi_calls": 0}, (run,)))
+    if n == 1:
+        notes.append(Finding("note", "Single-rank run: there is no traffic between ranks and no imbalance to show.",
+                             {"nranks": 1}, (run,)))
+    return notes
+
+
+def _bound(a: RunAnalysis) -> Finding | None:
+    share = a.breakdown.mpi_share
+    if math.isnan(share):
+        return None
+    pct = 100 * share
+    if share < COMPUTE_BOUND_BELOW:
+        kind = "compute-bound"
+    elif share < COMM_BOUND_FROM:
+        kind = "mixed compute and communication"
+    else:
+        kind = "communication-bound"
+    return Finding("bound", f"The run is {kind}: MPI takes {_pct(pct)} of wall time, compute {_pct(100 - pct)}.",
+                   {"mpi_pct": pct, "compute_pct": 100 - pct}, (a.run,))
+
+
+def _dominant(a: RunAnalysis) -> list[Finding]:
+    out = []
+    median_peers = a.neighbourhood.peers.percentiles.get(50, float("nan"))
+    for i, row in enumerate(a.functions.itertuples(index=False)):
+        if i >= 3 or (i > 0 and not row.pct_mpi >= DOMINANT_PCT_MPI):
+            break
+        numbers = {"function": row.function, "pct_wall": row.pct_wall, "pct_mpi": row.pct_mpi, "calls": int(row.calls)}
+        text = f"{row.function} takes {_pct(row.pct_wall)} of wall time ({_pct(row.pct_mpi)} of MPI time)"
+        rng = size_range(a.sizes, row.function)
+        if row.fclass in ("wait", "test") and rng:
+            sizes = human_bytes(rng[0]) if rng[0] == rng[1] else f"{human_bytes(rng[0])} to {human_bytes(rng[1])}"
+            text += f"; the messages it completes are {sizes}"
+            numbers.update(size_lo=rng[0], size_hi=rng[1])
+            if not a.neighbourhood.empty and median_peers > 0:
+                text += f", exchanged with {median_peers:g} neighbours per rank"
+                numbers["peers_median"] = median_peers
+            text += ". Blocking waits point to load imbalance or latency"
+        elif row.fclass == "collective":
+            text += ". Collectives are bound by latency and bandwidth, and grow with the rank count"
+        out.append(Finding("dominant", text + ".", numbers, (a.run,)))
+    return out
+
+
+def _calls(a: RunAnalysis) -> Finding | None:
+    c = a.calls
+    if c.empty:
+        return None
+    cum = c["pct_calls"].cumsum()
+    top = c.iloc[: int((cum < 80.0).sum()) + 1].head(4)
+    pct = float(top["pct_calls"].sum())
+    names = top["function"].tolist()
+    verb = "is" if len(names) == 1 else "are"
+    return Finding("calls", f"{_join(names)} {verb} {_pct(pct)} of {int(c['calls'].sum()):,} MPI calls.",
+                   {"functions": names, "pct_calls": pct}, (a.run,))
+
+
+def _overlap(a: RunAnalysis) -> Finding | None:
+    f = a.functions
+    if f.empty or not f["function"].isin(["MPI_Isend", "MPI_Irecv", "MPI_Ibsend", "MPI_Issend"]).any():
+        return None
+    wait_pct = float(f.loc[f["fclass"].isin(["wait", "test"]), "pct_mpi"].sum())
+    if wait_pct >= 50:
+        text = (f"Non-blocking calls are used, but waiting for them takes {_pct(wait_pct)} of MPI time: "
+                "little communication is overlapped with computation.")
+    else:
+        text = f"Non-blocking calls are used and waiting for them takes {_pct(wait_pct)} of MPI time."
+    return Finding("overlap", text, {"wait_pct_mpi": wait_pct}, (a.run,))
+
+
+def _imbalance(a: RunAnalysis) -> Finding | None:
+    b = a.breakdown
+    if b.nranks_present < 2 or math.isnan(b.compute.max_over_mean):
+        return None
+    c = b.compute
+    numbers = {"compute_max_over_mean": c.max_over_mean, "compute_cv": c.cv, "slowest_rank": c.max_rank,
+               "mpi_max_over_mean": b.mpi.max_over_mean, "mpi_cv": b.mpi.cv}
+    if c.max_over_mean >= IMBALANCE_MAX_OVER_MEAN or c.cv >= IMBALANCE_CV:
+        text = (f"Compute time is imbalanced: the busiest rank ({c.max_rank}) computes {c.max_over_mean:.2f}x the mean "
+                f"(CV {c.cv:.2f}); the others wait for it inside MPI (MPI time CV {b.mpi.cv:.2f}).")
+    else:
+        text = f"Compute time is balanced across ranks: max/mean {c.max_over_mean:.2f}, CV {c.cv:.2f}."
+    return Finding("imbalance", text, numbers, (a.run,))
+
+
+def _sizes(a: RunAnalysis) -> Finding | None:
+    c = a.sizes.counts
+    sent = c[~c["credited"].astype(bool)] if not c.empty else c
+    if sent.empty:
+        return None
+    total = int(sent["count"].sum())
+    small = int(sent.loc[sent["hi"] <= 1024, "count"].sum())
+    large = int(sent.loc[sent["lo"] >= 65536, "count"].sum())
+    pct_small, pct_large = 100 * small / total, 100 * large / total
+    if pct_small >= 50:
+        text = f"Most messages are small: {_pct(pct_small)} of {total:,} are under 1 KiB, so latency matters more than bandwidth."
+    elif pct_large >= 50:
+        text = f"Most messages are large: {_pct(pct_large)} of {total:,} are 64 KiB or more, so bandwidth matters most."
+    else:
+        text = f"Message sizes are mixed: {_pct(pct_small)} under 1 KiB, {_pct(pct_large)} at 64 KiB or more."
+    return Finding("sizes", text, {"messages": total, "pct_under_1KiB": pct_small, "pct_from_64KiB": pct_large}, (a.run,))
+
+
+def _locality(a: RunAnalysis) -> Finding | None:
+    nb = a.neighbourhood
+    if nb.empty or nb.top_offsets.empty:  # no traffic, or a rank only sending to itself
+        return None
+    hit = nb.within[nb.within["bytes_share"] >= 0.9]
+    k = int(hit["k"].iloc[0]) if not hit.empty else int(nb.within["k"].iloc[-1])
+    share = float(hit["bytes_share"].iloc[0]) if not hit.empty else float(nb.within["bytes_share"].iloc[-1])
+    offsets = nb.top_offsets.head(4)
+    offs = ", ".join(f"{int(o):+d}" for o in offsets["offset"])
+    n = a.matrix.nranks
+    where = (f"{_pct(100 * share)} of bytes stay within +-{plural(k, 'rank')}" if k < n // 2 else
+             f"partners up to {plural(n // 2, 'rank')} apart, as far as {n} ranks allow (no locality to speak of)")
+    text = (f"Point-to-point traffic: {where}; "
+            f"each rank talks to {plural(nb.peers.percentiles[50], 'peer')} (median, max {nb.peers.max:g}); "
+            f"busiest offsets {offs}.")
+    return Finding("locality", text, {"k": k, "bytes_share": share, "peers_median": nb.peers.percentiles[50],
+                                      "peers_max": nb.peers.max, "offsets": [int(o) for o in offsets["offset"]]}, (a.run,))
+
+
+def _volume(a: RunAnalysis) -> Finding | None:
+    v = a.volume
+    if v.total == 0:
+        return None
+    s = v.per_rank_total
+    text = (f"Ranks sent {human_bytes(v.total)} in total ({human_bytes(v.p2p_total)} point-to-point, "
+            f"{human_bytes(v.collective_total)} in collectives): {human_bytes(s.mean)} per rank on average, "
+            f"at most {human_bytes(s.max)} (rank {s.max_rank}).")
+    return Finding("volume", text, {"total_bytes": v.total, "mean_per_rank": s.mean, "max_per_rank": s.max}, (a.run,))
+
+
+def analyse(profile: Profile) -> RunAnalysis:
+    """Run P1-P6 and derive notes and findings for one profile."""
+    functions = function_table(profile)
+    a = RunAnalysis(
+        run=run_name(profile),
+        breakdown=time_breakdown(profile),
+        functions=functions,
+        calls=calls_table(functions),
+        classes=class_table(functions),
+        sizes=size_distribution(profile),
+        matrix=comm_matrix(profile),
+        neighbourhood=neighbourhood(profile),
+        volume=data_volume(profile),
+        total_calls=int(functions["calls"].sum()) if not functions.empty else 0,
+    )
+    a.notes.extend(profile_notes(profile, a))
+    rules = [_bound(a), *_dominant(a), _calls(a), _overlap(a), _imbalance(a), _sizes(a), _locality(a), _volume(a)]
+    a.findings.extend(f for f in rules if f is not None)
+    return a

@@ -1,0 +1,58 @@
+"""The results of a study analysis: one object holding every table, and the findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from scalewise.analysis.finding import Finding
+from scalewise.analysis.study.scaling import Scale
+from scalewise.model.runset import StudyResults
+
+@dataclass(frozen=True)
+class StudyAnalysis:
+    """Every study-level result, computed once."""
+
+    study: StudyResults
+    metric: str
+    base: dict | None
+    swept: list[str]
+    scale: Scale
+    perf: pd.DataFrame  # one row per ok run
+    summary: pd.DataFrame  # one row per configuration
+    scalability: pd.DataFrame
+    comparisons: pd.DataFrame
+    averages: pd.DataFrame
+    profile: pd.DataFrame  # profile metrics per configuration
+    functions: pd.DataFrame  # per configuration x function
+    comm: pd.DataFrame  # P8
+    growth: pd.DataFrame  # P7
+    energy: pd.DataFrame
+    failed: pd.DataFrame
+    watts_per_node: float
+    price_per_kwh: float
+    top_functions: list[str]  # the busiest MPI functions over the whole study, busiest first
+    setup: list[tuple[str, str]]  # what ran, where, with what: (label, value) in display order
+    axes: list[tuple[str, str]]  # every setting with the values it took
+    findings: list[Finding] = field(default_factory=list)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The tables written by ``--csv`` / ``--parquet``, by file stem."""
+        f = pd.DataFrame([{"kind": x.kind, "text": x.text, "runs": ",".join(x.runs)} for x in self.findings],
+                         columns=["kind", "text", "runs"])
+        return {"runs": self.study.runs, "run_functions": self.study.functions, "performance": self.summary,
+                "scalability": self.scalability, "comparisons": self.comparisons, "average_gains": self.averages,
+                "profile_scaling": self.profile, "function_scaling": self.functions, "comm_share": self.comm,
+                "function_growth": self.growth, "energy": self.energy, "findings": f}
+
+
+def ids(*joined: str) -> tuple[str, ...]:
+    """Run IDs from comma-joined lists, in order, without repeats."""
+    return tuple(dict.fromkeys(i for j in joined for i in str(j).split(",") if i))
+
+
+def at(scale: Scale, value) -> str:
+    """``4 ranks``, ``1 node``."""
+    unit = scale.axis if value != 1 else scale.axis.rstrip("s")
+    return f"{value} {unit}"

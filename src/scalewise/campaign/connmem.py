@@ -1,0 +1,193 @@
+"""Run the connection-memory probe (proxies/connmem) and collect its readings.
+
+``scalewise memory`` runs the probe once per MPI library, connection set-up,
+rank count, peer choice and repetition through the local scheduler (so MPICH
+gets the launchers' support library and oversubscribed runs yield), and
+returns one row per rank.  The fit is ``analysis/memory.py``'s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MpiSettings
+from scalewise.campaign.prepare import run_environment
+from scalewise.errors import ScalewiseError
+from scalewise.launch.base import Job
+from scalewise.launch.local import LocalScheduler
+from scalewise.launch.preload import FLAVOURS, build_dir
+
+PEER_CHOICES = ("none", "neighbours", "all")
+_LINE = re.compile(r"^SCALEWISE_CONNMEM (.*)$", re.M)
+_TCP = re.compile(r"^SCALEWISE_CONNMEM_TCP (.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class ConnectionSetup:
+    """One way a library sets up its connections, and the settings that select it."""
+
+    name: str  # "on-demand" or "eager"
+    mpi: str
+    eager: bool  # every rank connected to every other one by the end of MPI_Init
+    settings: MpiSettings = field(default_factory=MpiSettings)
+
+
+# Over TCP (the builtin "tcp" transport) so that a connection is a real socket
+# even on one node.  Open MPI's ob1 opens a BTL connection on the first message
+# to a peer unless mpi_preconnect_mpi=1 (ompi/runtime/ompi_mpi_preconnect.c).
+# MPICH 4.0 ch4:ucx creates a UCX endpoint for every rank in MPI_Init
+# (initial_address_exchange in src/mpid/ch4/netmod/ucx/ucx_init.c) and has no
+# setting that defers it; docs/memory.md cites both.
+_TCP_SETTINGS = BUILTIN_TRANSPORTS["tcp"]
+SETUPS: dict[str, tuple[ConnectionSetup, ...]] = {
+    "openmpi": (
+        ConnectionSetup("on-demand", "openmpi", False, _TCP_SETTINGS),
+        ConnectionSetup("eager", "openmpi", True,
+                        _TCP_SETTINGS.model_copy(update={"mca": {**_TCP_SETTINGS.mca, "mpi_preconnect_mpi": "1"}})),
+    ),
+    "mpich": (ConnectionSetup("eager", "mpich", True, _TCP_SETTINGS),),
+}
+
+
+class _Applied(NamedTuple):
+    """What ``run_environment`` reads from a planned run."""
+
+    applied: list[tuple[str, str, str]]
+    threads: int = 1
+
+
+def parse_setting(text: str) -> MpiSettings:
+    """``NAME=VALUE``: an MPICH CVAR (MPIR_CVAR_...), an environment variable (upper case) or an MCA parameter."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ScalewiseError(f"--setting '{text}': expected NAME=VALUE, e.g. btl_tcp_links=2 or UCX_TLS=tcp,self")
+    if name.startswith("MPIR_CVAR_"):
+        return MpiSettings(cvars={name: value})
+    if name.isupper():
+        return MpiSettings(env={name: value})
+    return MpiSettings(mca={name: value})
+
+
+def probe_path(mpi: str) -> Path:
+    path = build_dir() / mpi / "proxies" / "connmem"
+    if not path.is_file():
+        raise ScalewiseError(f"connection-memory probe for {mpi} not built: {path} is missing (run `make proxies`)")
+    return path
+
+
+def _fields(text: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in text.split())
+
+
+def parse_output(text: str) -> tuple[list[dict], dict[str, int]]:
+    """The per-rank rows and the host's TCP totals of one probe run's standard output."""
+    rows = []
+    for match in _LINE.finditer(text):
+        f = _fields(match.group(1))
+        rows.append({k: (f[k] if k == "host" else int(f[k])) for k in f})
+    tcp = _TCP.search(text)
+    return rows, ({k: int(v) for k, v in _fields(tcp.group(1)).items()} if tcp else {})
+
+
+def applied_settings(setup: ConnectionSetup, extra: list[MpiSettings]) -> list[tuple[str, str, str]]:
+    out = setup.settings.applied(setup.mpi)
+    for more in extra:
+        out += more.applied(setup.mpi)
+    return out
+
+
+def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, extra: list[MpiSettings] = (),
+              timeout: float = 120.0) -> pd.DataFrame:
+    """One probe run: a row per rank with its readings (bytes, sockets) and the host's TCP totals."""
+    env, exported, mca = run_environment(_Applied(applied_settings(setup, list(extra))))
+    if setup.mpi == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
+        # Every rank runs on this host, so loopback is the one right interface; left to itself the TCP BTL
+        # also tries every other configured one (a down bridge here failed 1 preconnect in 3 at 32 ranks).
+        mca["btl_tcp_if_include"] = "lo"
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    job = Job(name=f"connmem-{setup.mpi}-{setup.name}-{ranks}-{peers}", mpi=setup.mpi, ranks=ranks,
+              app_argv=[str(probe_path(setup.mpi)), "--peers", peers], env=env, exported=exported, mca=mca,
+              rundir=workdir, stdout=workdir / "stdout", stderr=workdir / "stderr", timeout=timeout)
+    # Every run launched as oversubscribed (unbound, yielding), whatever its rank count: binding changes
+    # what MPI_Init maps (measured: 2 bound ranks had 3.3 MiB less than 3 unbound ones), a step the fit
+    # would take for connection memory.
+    outcome = LocalScheduler(cores=1).run(job)
+    text = job.stdout.read_text(errors="replace")
+    rows, tcp = parse_output(text)
+    if outcome.exit_code != 0 or len(rows) != ranks:
+        err = [line.strip() for line in job.stderr.read_text(errors="replace").splitlines() if line.strip()]
+        said = [line for line in err if "error" in line.lower()] or err[-1:]
+        why = outcome.reason or (said[0] if said else f"exit code {outcome.exit_code}")
+        raise ScalewiseError(f"connection-memory probe failed ({setup.mpi} {setup.name}, {ranks} ranks, "
+                             f"peers={peers}): {why}")
+    frame = pd.DataFrame(rows)
+    for key, value in tcp.items():
+        frame[f"tcp_{key}"] = value
+    return frame.assign(mpi=setup.mpi, setup=setup.name, eager=setup.eager, mode=peers)
+
+
+def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 2, extra: list[MpiSettings] = (),
+            workdir: Path | None = None, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Every probe run of the plan, one row per rank (``rep`` numbers the repetition)."""
+    bad = [m for m in mpis if m not in FLAVOURS]
+    if bad:
+        raise ScalewiseError(f"--mpi: unknown MPI '{bad[0]}' (expected {', '.join(FLAVOURS)})")
+    bad = [p for p in peers if p not in PEER_CHOICES]
+    if bad:
+        raise ScalewiseError(f"--peers: unknown choice '{bad[0]}' (expected {', '.join(PEER_CHOICES)})")
+    if not ranks or min(ranks) < 2:
+        raise ScalewiseError("--ranks: give rank counts of at least 2, e.g. 2,4,8")
+    with tempfile.TemporaryDirectory(prefix="scalewise-connmem-") as tmp:
+        base = Path(workdir) if workdir else Path(tmp)
+        frames = []
+        for mpi in mpis:
+            for setup in SETUPS[mpi]:
+                for rep in range(repeats):
+                    for p in ranks:
+                        for mode in peers:
+                            if progress:
+                                progress(f"{mpi} {setup.name}: {p} ranks, peers={mode}, repetition {rep + 1}")
+                            folder = base / f"{mpi}-{setup.name}-{p}-{mode}-{rep}"
+                            frames.append(_run_twice(setup, p, mode, folder, extra, progress).assign(rep=rep))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _run_twice(setup: ConnectionSetup, ranks: int, peers: str, folder: Path, extra: list[MpiSettings],
+               progress: Callable[[str], None] | None) -> pd.DataFrame:
+    """One probe run, started a second time if the first fails: Open MPI 4.1's TCP BTL now and then
+    aborts during an all-to-all connection storm ("unknown handle"), which says nothing about memory."""
+    try:
+        return run_probe(setup, ranks, peers, folder, extra)
+    except ScalewiseError as exc:
+        if progress:
+            progress(f"retrying once: {exc}")
+        return run_probe(setup, ranks, peers, folder.with_name(folder.name + "-retry"), extra)
+
+
+def kernel_bytes_per_tcp_socket() -> int | None:
+    """Slab memory the kernel holds for one TCP socket: a ``TCP`` object and its
+    ``sock_inode_cache`` object (object sizes from /proc/slabinfo; None if unreadable).
+    Socket buffers come on top while data is queued (the ``mem`` pages of /proc/net/sockstat)."""
+    try:
+        text = Path("/proc/slabinfo").read_text()
+    except OSError:
+        return None
+    sizes = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) > 3 and parts[0] in ("TCP", "sock_inode_cache"):
+            sizes[parts[0]] = int(parts[3])
+    return sum(sizes.values()) if len(sizes) == 2 else None
+
+
+def page_size() -> int:
+    return os.sysconf("SC_PAGE_SIZE")

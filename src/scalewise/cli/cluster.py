@@ -1,0 +1,91 @@
+"""`scalewise cluster up|status|check|exec|down`: the emulated multi-node cluster."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import click
+
+from scalewise.cluster.checks import check_links
+from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster, require_cluster
+from scalewise.cluster.launching import cluster_launch
+from scalewise.cluster.slurm import start_slurm
+from scalewise.cluster.links import LINK_PRESETS, SUSTAINED_BITS, parse_rate, rate_text
+from scalewise.errors import ScalewiseError
+from scalewise.launch.preload import FLAVOURS
+
+
+@click.group()
+def cluster() -> None:
+    """Emulated nodes on this machine: network namespaces joined by shaped links (needs root)."""
+
+
+@cluster.command()
+@click.option("--nodes", type=int, required=True, help="Number of nodes.")
+@click.option("--link", "preset", type=click.Choice(sorted(LINK_PRESETS)), default=None,
+              help="Link speed by the network it stands for.")
+@click.option("--rate", default=None, help="Link speed as a rate, e.g. 100mbit, 2.5gbit.")
+@click.option("--blocking", type=click.Choice(["2:1"]), default=None,
+              help="Two halves joined by an uplink carrying half of what one half can send.")
+@click.option("--slurm", "with_slurm", is_flag=True, help="Also start Slurm: slurmctld here, a slurmd in every node.")
+def up(nodes: int, preset: str | None, rate: str | None, blocking: str | None, with_slurm: bool) -> None:
+    """Bring up N emulated nodes (reuses a running cluster of the same shape)."""
+    if preset and rate:
+        raise ScalewiseError("give --link or --rate, not both")
+    bits = parse_rate(rate or preset or "gige")
+    c = cluster_up(nodes, bits, blocking)
+    click.echo(f"cluster: {c.describe()}; nodes {', '.join(c.hostnames)}")
+    if bits > SUSTAINED_BITS:
+        click.echo(f"cluster: note: {rate_text(bits)} is more than links on this machine carried "
+                   f"(up to about {rate_text(SUSTAINED_BITS)} shaped); check what they deliver")
+    click.echo("cluster: latency is not configured; measure it (and the rate) with `scalewise cluster check`")
+    if with_slurm:
+        conf = start_slurm(c)
+        click.echo(f"cluster: Slurm is up on {', '.join(c.hostnames)}: export SLURM_CONF={conf}")
+
+
+@cluster.command()
+def status() -> None:
+    """The nodes, their addresses and cores, and the links."""
+    c = current_cluster()
+    if c is None:
+        click.echo("cluster: none is up")
+        return
+    dead = set(c.alive())
+    click.echo(f"cluster: {c.describe()}, {c.cpus_total} cores shared out")
+    for n in c.nodes:
+        state = "gone" if n.name in dead else "up"
+        click.echo(f"  {n.name:<10} {n.address:<14} cores {','.join(map(str, n.cpus)):<8} "
+                   f"link {n.veth} {rate_text(c.rate_bits)}  {state}")
+    if dead:
+        sys.exit(1)
+
+
+@cluster.command()
+@click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default="openmpi", show_default=True)
+def check(flavour: str) -> None:
+    """Measure latency and bandwidth between the first two nodes with an MPI ping-pong."""
+    result = check_links(require_cluster(), flavour)
+    click.echo(result.text())
+
+
+@cluster.command(name="exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default=None,
+              help="MPI flavour (default: read from the launcher or executable).")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def exec_(flavour: str | None, command: tuple[str, ...]) -> None:
+    """Run an mpirun / mpiexec line across the nodes: scalewise cluster exec -- mpirun -np 4 ./app"""
+    launch = cluster_launch(require_cluster(), list(command), flavour=flavour)
+    try:
+        code = subprocess.run(launch.argv, env=launch.env).returncode
+    except FileNotFoundError:
+        raise ScalewiseError(f"launcher not found: {command[0]}") from None
+    sys.exit(code if 0 <= code < 256 else 1)
+
+
+@cluster.command()
+def down() -> None:
+    """Remove every node, link and process the cluster made (safe to repeat)."""
+    removed = cluster_down()
+    click.echo("cluster: removed " + ("; ".join(removed) if removed else "nothing (none was up)"))

@@ -1,0 +1,76 @@
+"""`scalewise memory`: how much memory MPI takes per connected peer, projected to a target machine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from scalewise.errors import ScalewiseError
+from scalewise.jsonsafe import json_safe
+
+
+def _list(text: str, what: str) -> list[str]:
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise ScalewiseError(f"{what}: empty list")
+    return items
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in _list(text, what)]
+    except ValueError:
+        raise ScalewiseError(f"{what}: expected whole numbers separated by commas, got '{text}'") from None
+
+
+@click.command()
+@click.option("--mpi", "mpis", default="openmpi,mpich", show_default=True, help="MPI libraries to measure.")
+@click.option("--ranks", default="2,4,8,16,32", show_default=True, help="Rank counts (oversubscribing is fine).")
+@click.option("--peers", default="none,neighbours,all", show_default=True,
+              help="Peers each rank exchanges a message with: none, neighbours (ring), all.")
+@click.option("--repeats", default=2, show_default=True, type=click.IntRange(1, 100), help="Runs of each point.")
+@click.option("--setting", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Added to every run of the library it belongs to: an MCA parameter (lower case), "
+                   "an MPICH CVAR (MPIR_CVAR_...) or an environment variable (upper case).")
+@click.option("--node-memory", default="256GiB", show_default=True, help="Memory of one target node.")
+@click.option("--ranks-per-node", default=128, show_default=True, type=click.IntRange(1), help="Target ranks per node.")
+@click.option("--nodes", "nodes_text", default="1..1024", show_default=True, help="Target node counts: 1..1024 or 1,8,64.")
+@click.option("--app-peers", default=6, show_default=True, type=click.IntRange(0),
+              help="Peers a rank talks to under on-demand set-up in the projection.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML page (B10 figure).")
+@click.option("--json", "as_json", is_flag=True, help="Print fits, projection and findings as JSON.")
+@click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep each probe run's output here (default: a temporary folder).")
+def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, nodes_text, app_peers, output,
+           as_json, workdir) -> None:
+    """Measure MPI's memory per connected peer (eager vs on-demand set-up) and project it to a target machine."""
+    from scalewise.analysis.memory import Target, analyse_memory, fits_table, parse_nodes, parse_size
+    from scalewise.campaign.connmem import kernel_bytes_per_tcp_socket, measure, parse_setting
+
+    target = Target(parse_size(node_memory, "--node-memory"), ranks_per_node, parse_nodes(nodes_text), app_peers)
+    extra = [parse_setting(s) for s in settings]
+    say = None if as_json else (lambda line: click.echo(f"  {line}", err=True))
+    readings = measure(_list(mpis, "--mpi"), _ints(ranks, "--ranks"), _list(peers, "--peers"), repeats, extra,
+                       workdir, say)
+    a = analyse_memory(readings, target, kernel_bytes_per_tcp_socket())
+    if output:
+        from scalewise.report.memory.html import write_memory_page
+        write_memory_page(a, output)
+    if as_json:
+        out = {"fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
+               "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers} for f in a.findings]}
+        click.echo(json.dumps(json_safe(out), indent=2, allow_nan=False))
+        return
+    from scalewise.report.memory.html import fits_rows
+    rows = fits_rows(a)
+    cols = ["mpi", "setup", "fixed", "per_peer", "per_peer_noise", "per_rank_in_job", "kernel_per_peer", "points"]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
+    click.echo("  ".join(c.ljust(widths[c]) for c in cols))
+    for r in rows:
+        click.echo("  ".join(r[c].ljust(widths[c]) for c in cols))
+    for f in a.findings:
+        click.echo(f"- {f.text}")
+    if output:
+        click.echo(f"page: {output}")

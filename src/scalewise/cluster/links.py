@@ -1,0 +1,61 @@
+"""Link speeds: the studies' networks by name, and rates written as tc writes them.
+
+A preset names the network a study compared and the line rate it stands for.
+Latency is not a preset: this kernel has no netem, so a link's latency is what
+the veth pair and the MPI library give; it is measured (``cluster check``),
+never configured or claimed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scalewise.errors import ScalewiseError
+
+# name -> (bits per second, what it stands for)
+LINK_PRESETS: dict[str, tuple[int, str]] = {
+    "fe": (100_000_000, "Fast Ethernet, 100 Mbit/s"),
+    "gige": (1_000_000_000, "Gigabit Ethernet, 1 Gbit/s"),
+    "10gige": (10_000_000_000, "10 Gigabit Ethernet, 10 Gbit/s"),
+    "25gige": (25_000_000_000, "25 Gigabit Ethernet, 25 Gbit/s"),
+}
+
+_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:bit|b)?(?:/s|ps)?\s*$", re.IGNORECASE)
+
+
+def parse_rate(text: str) -> int:
+    """Bits per second from ``100mbit``, ``1gbit``, ``2.5G``, ``10gbit/s`` or a preset name."""
+    key = text.strip().lower()
+    if key in LINK_PRESETS:
+        return LINK_PRESETS[key][0]
+    m = _RATE.match(key)
+    if not m or float(m.group(1)) <= 0:
+        raise ScalewiseError(f"link rate '{text}' is neither a preset ({', '.join(LINK_PRESETS)}) "
+                             "nor a rate such as 100mbit or 1gbit")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def rate_text(bits: int) -> str:
+    """``1 Gbit/s``, ``100 Mbit/s``."""
+    for unit, scale in (("Gbit/s", 10**9), ("Mbit/s", 10**6), ("kbit/s", 10**3)):
+        if bits >= scale:
+            return f"{bits / scale:g} {unit}"
+    return f"{bits} bit/s"
+
+
+def tbf_args(bits: int) -> list[str]:
+    """``tc qdisc ... tbf`` parameters for a rate.
+
+    The bucket holds 100 us of traffic (at least 64 KiB, one GSO segment):
+    a bigger bucket lets each message of a ping-pong start at full speed and
+    overshoots the rate (a 1 MiB bucket gave 112-120% of 1 Gbit/s with 4 MiB
+    messages; 128 KiB gave 98%)."""
+    burst = max(64 * 1024, bits // 8 // 10_000)
+    return ["tbf", "rate", f"{bits}bit", "burst", str(burst), "latency", "100ms"]
+
+
+# Shaped links here delivered 90-97% of up to 10 Gbit/s, 85-97% of 25 Gbit/s,
+# and unshaped ones 27-50 Gbit/s between two ranks; beyond this
+# a configured rate is not what the link delivers.
+SUSTAINED_BITS = 10_000_000_000

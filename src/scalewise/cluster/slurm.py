@@ -1,0 +1,130 @@
+"""Real Slurm across the emulated nodes: slurmctld and munged on the host, one slurmd per node.
+
+Each slurmd runs inside its node (its namespaces and cores, started through
+the cluster's agent), takes its node name from its own hostname and listens
+on the node's address, so Slurm sees N machines.  slurmctld listens on the
+host's side of the bridge.  munged is reached through its socket file, which
+every node sees (the nodes share the host's file system).  Nothing is
+written to /etc: clients find this Slurm through ``SLURM_CONF``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX
+from scalewise.errors import ScalewiseError
+
+# Outside the cluster's own state folder: `down` stops Slurm before it removes that folder.
+BASE = Path(os.environ.get("SCALEWISE_CLUSTER_SLURM_DIR", "/run/scalewise-cluster-slurm"))
+CONF = BASE / "etc" / "slurm.conf"
+CTLD_PORT, SLURMD_PORT = 16917, 16918  # not Slurm's defaults: no clash with a system Slurm
+
+
+def slurm_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this process's environment) pointed at the cluster's Slurm."""
+    env = dict(os.environ if base is None else base)
+    env["SLURM_CONF"] = str(CONF)
+    return env
+
+
+def _config(cluster) -> str:
+    b, n = BASE, len(cluster.nodes)
+    net, last = cluster.nodes[0].address.rsplit(".", 1)[0], cluster.nodes[-1].address.rsplit(".", 1)[1]
+    cores = min(len(node.cpus) for node in cluster.nodes)
+    host = socket.gethostname().split(".")[0]
+    return "\n".join([
+        "ClusterName=swcluster", f"SlurmctldHost={host}({HOST_ADDRESS})", f"SlurmctldPort={CTLD_PORT}",
+        f"SlurmdPort={SLURMD_PORT}", "SlurmUser=root", "AuthType=auth/munge", "CredType=cred/munge",
+        f"AuthInfo=socket={b}/munge/munge.socket.2", f"StateSaveLocation={b}/state",
+        f"SlurmdSpoolDir={b}/spool/%n", f"SlurmctldPidFile={b}/slurmctld.pid", f"SlurmdPidFile={b}/slurmd-%n.pid",
+        f"SlurmctldLogFile={b}/log/slurmctld.log", f"SlurmdLogFile={b}/log/slurmd-%n.log",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
+        "AccountingStorageType=accounting_storage/none", "JobCompType=jobcomp/none",
+        "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
+        # The nodes share one /tmp: each needs its own TmpFS, or PMIx step folders collide.
+        f"TmpFS={b}/tmp/%n", "SchedulerParameters=sched_interval=1", "MinJobAge=300",
+        f"NodeName={NODE_PREFIX}[1-{n}] NodeAddr={net}.[1-{last}] CPUs={cores} State=UNKNOWN",
+        f"PartitionName=swcluster Nodes={NODE_PREFIX}[1-{n}] Default=YES MaxTime=INFINITE State=UP", ""])
+
+
+def start_slurm(cluster, timeout: float = 30) -> Path:
+    """Start munged, slurmctld and one slurmd per node; wait until every node is idle.  Returns SLURM_CONF."""
+    stop_all()
+    b = BASE
+    for sub in ("etc", "state", "spool", "log", "munge", "mungekey"):
+        (b / sub).mkdir(parents=True, exist_ok=True)
+    for name in cluster.hostnames:
+        (b / "tmp" / name).mkdir(parents=True, exist_ok=True)
+    os.chmod(b, 0o755)
+    os.chmod(b / "munge", 0o755)  # munged insists on a world-executable socket folder
+    os.chmod(b / "mungekey", 0o700)
+    key = b / "mungekey" / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    os.chmod(key, 0o400)
+    _start(["munged", f"--socket={b}/munge/munge.socket.2", f"--key-file={key}", f"--pid-file={b}/munge/munged.pid",
+            f"--log-file={b}/munge/munged.log", f"--seed-file={b}/mungekey/seed"], "munged")
+    CONF.write_text(_config(cluster))
+    env = slurm_env()
+    _start(["slurmctld", "-c"], "slurmctld", env)
+    for name in cluster.hostnames:
+        # Inside the node, on its cores: its hostname is its Slurm node name.
+        _start([str(cluster.agent), name, "slurmd"], f"slurmd on {name}", env)
+    _wait_idle(len(cluster.nodes), env, timeout)
+    return CONF
+
+
+def _start(argv: list[str], what: str, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+        raise ScalewiseError(f"starting {what} failed: {said[-1] if said else 'no message'} (logs in {BASE / 'log'})")
+
+
+def _wait_idle(count: int, env: dict[str, str], timeout: float) -> None:
+    deadline, out = time.monotonic() + timeout, ""
+    while time.monotonic() < deadline:
+        out = subprocess.run(["sinfo", "-h", "-o", "%T %D"], env=env, capture_output=True, text=True).stdout
+        if out.split()[:2] == ["idle", str(count)]:
+            return
+        time.sleep(0.3)
+    raise ScalewiseError(f"Slurm on the emulated nodes did not come up ({out.strip() or 'no answer'}); "
+                         f"logs in {BASE / 'log'}")
+
+
+def stop_all() -> list[str]:
+    """Stop the cluster's Slurm daemons and munged (by their pid files) and remove their state."""
+    if not BASE.exists():
+        return []
+    if CONF.exists():
+        subprocess.run(["scontrol", "shutdown"], env=slurm_env(), capture_output=True, timeout=30)
+    stopped = [pidfile.stem for pidfile in sorted(BASE.glob("*.pid")) + [BASE / "munge" / "munged.pid"]
+               if _end(pidfile)]
+    shutil.rmtree(BASE, ignore_errors=True)
+    return [f"slurm daemons ({', '.join(stopped)})"] if stopped else ["slurm state"]
+
+
+def _end(pidfile: Path) -> bool:
+    """Wait for the daemon of ``pidfile`` to end (after shutdown), else kill it; True if it was running."""
+    try:
+        pid = int(pidfile.read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    try:
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
+    return True

@@ -1,0 +1,1 @@
+"""The connection-memory report: the B10 figure, its page and its terminal table."""

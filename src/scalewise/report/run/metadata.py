@@ -1,0 +1,66 @@
+"""What one run was: its command, ranks, hosts, MPI library and times, as (label, value) rows."""
+
+from __future__ import annotations
+
+import shlex
+
+from scalewise.formatting import human_bytes, when
+from scalewise.model.profile import Profile
+
+
+def command_line(profile: Profile) -> str:
+    cmd = profile.meta.get("command") or []
+    if isinstance(cmd, str):
+        return cmd
+    return shlex.join(str(c) for c in cmd) if cmd else "(unknown)"
+
+
+def app_name(profile: Profile) -> str:
+    cmd = profile.meta.get("command") or []
+    first = cmd if isinstance(cmd, str) else (cmd[0] if cmd else "")
+    return str(first).rsplit("/", 1)[-1] or "MPI job"
+
+
+def _hosts(profile: Profile) -> list[str]:
+    hosts = profile.meta.get("hosts")
+    if hosts:
+        return [str(h) for h in hosts]
+    return sorted({str(h) for h in profile.ranks["host"]}) if not profile.ranks.empty else []
+
+
+def _memory(profile: Profile) -> list[tuple[str, str]]:
+    """The memory high-water mark (maxrss) per rank: largest, median, and the rank that holds it."""
+    rss = profile.ranks["maxrss"] if "maxrss" in profile.ranks else None
+    if rss is None or rss.empty or not (rss > 0).any():
+        return []
+    top = profile.ranks.loc[rss.idxmax()]
+    return [("memory high-water mark", f"{human_bytes(int(rss.max()))} (rank {int(top['rank'])}), "
+             f"median {human_bytes(float(rss.median()))} per rank")]
+
+
+def run_metadata(profile: Profile) -> list[tuple[str, str]]:
+    """(label, value) rows describing the job, in display order."""
+    hosts = _hosts(profile)
+    per_host = profile.ranks.groupby("host")["rank"].count() if not profile.ranks.empty else {}
+    # Placement: how many ranks ran on each host (when more than one host took part).
+    names = [f"{h} ({per_host[h]} ranks)" if len(hosts) > 1 and h in per_host else h for h in hosts]
+    shown = ", ".join(names[:8]) + (f", ... ({len(names) - 8} more)" if len(names) > 8 else "")
+    start, end = profile.meta.get("start_time"), profile.meta.get("end_time")
+    rows = [
+        ("command", command_line(profile)),
+        ("ranks", f"{profile.nranks:,}" + ("" if len(profile.ranks) == profile.nranks
+                                         else f" ({len(profile.ranks):,} recorded)")),
+        ("hosts", f"{len(hosts):,}: {shown}" if hosts else "unknown"),
+        # MPICH's version string runs on with its whole configure line: its first line names it.
+        ("MPI library", (str(profile.meta.get("mpi_library") or "unknown").strip().splitlines() or ["unknown"])[0]),
+        *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),
+                                                             ("thread_level", "thread level")) if profile.meta.get(key)],
+        *_memory(profile),
+        ("started", when(start)),
+        ("ended", when(end)),
+    ]
+    if profile.meta.get("format") is not None:
+        rows.append(("log format", str(profile.meta.get("format"))))
+    if profile.path:
+        rows.append(("log", str(profile.path)))
+    return rows

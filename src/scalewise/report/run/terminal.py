@@ -1,0 +1,80 @@
+"""The terminal summary of one run, in the spirit of IPM's end-of-job banner.
+
+It quotes the same analysis results as the HTML page: run metadata, the
+[total] <avg> min max table, the busiest MPI functions, bytes moved, and the
+findings.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scalewise.analysis.run.findings import RunAnalysis, analyse
+from scalewise.formatting import count, human_bytes, pct, ratio, seconds
+from scalewise.model.profile import Profile
+from scalewise.report.run.metadata import app_name, run_metadata
+
+# Functions listed in the terminal; the page and --json list all of them.
+TOP_FUNCTIONS = 10
+
+
+def _metadata(profile: Profile) -> Table:
+    t = Table(box=None, show_header=False, pad_edge=False)
+    t.add_column(style="dim")
+    t.add_column(overflow="fold")
+    for label, value in run_metadata(profile):
+        t.add_row(label, Text(value))  # Text, not str: rich would read "[...]" in a command line as markup
+    return t
+
+
+def _totals(a: RunAnalysis) -> Table:
+    b = a.breakdown
+    t = Table(title="Per rank", box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("", "total", "mean", "min", "max", "max/mean", "CV"):
+        t.add_column(col, justify="left" if not col else "right")
+    for label, s in (("wall", b.wall), ("MPI", b.mpi), ("compute", b.compute)):
+        t.add_row(label, seconds(s.total), seconds(s.mean), seconds(s.min), seconds(s.max),
+                  ratio(s.max_over_mean), ratio(s.cv))
+    s = b.mpi_pct
+    t.add_row("%MPI", pct(100 * b.mpi_share), pct(s.mean), pct(s.min), pct(s.max),
+              ratio(s.max_over_mean), ratio(s.cv))
+    v = a.volume.per_rank_total
+    t.add_row("bytes sent", human_bytes(a.volume.total), human_bytes(v.mean), human_bytes(v.min),
+              human_bytes(v.max), ratio(v.max_over_mean), ratio(v.cv))
+    t.add_row("MPI calls", count(a.total_calls), "", "", "", "", "")
+    return t
+
+
+def _functions(a: RunAnalysis) -> Table:
+    t = Table(title=f"Top MPI functions by time ({min(len(a.functions), TOP_FUNCTIONS)} of {len(a.functions)})",
+              box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("function", "time", "%wall", "%MPI", "calls", "%calls", "bytes"):
+        t.add_column(col, justify="left" if col == "function" else "right")
+    for r in a.functions.head(TOP_FUNCTIONS).itertuples(index=False):
+        t.add_row(r.function, seconds(r.time), pct(r.pct_wall), pct(r.pct_mpi), count(r.calls),
+                  pct(r.pct_calls), human_bytes(r.bytes))
+    return t
+
+
+def print_summary(profile: Profile, console: Console | None = None, analysis: RunAnalysis | None = None) -> None:
+    """Print the summary of one run to ``console`` (stdout by default)."""
+    c = console or Console()
+    a = analysis if analysis is not None else analyse(profile)
+    b = a.breakdown
+    c.rule(f"scalewise profile: {app_name(profile)}", style="bold")
+    c.print(_metadata(profile), markup=False)
+    for n in a.notes:
+        c.print(f"note: {n.text}", style="yellow", markup=False, highlight=False)
+    c.print(f"wall time (slowest rank) {seconds(b.wall.max)}   MPI {pct(100 * b.mpi_share)} of wall   "
+            f"total bytes sent {human_bytes(a.volume.total)}   MPI calls {count(a.total_calls)}",
+            markup=False, highlight=False)
+    c.print(_totals(a))
+    if not a.functions.empty:
+        c.print(_functions(a))
+    if a.findings:
+        c.print("Findings", style="bold")
+        for f in a.findings:
+            c.print(f"  - {f.text}", markup=False, highlight=False)

@@ -1,0 +1,32 @@
+"""The study report: one self-contained HTML deck (the page rules are in ``report.page``).
+
+Sections follow the reference studies: set-up, performance per setting,
+scalability, the profile across scale, comparisons, then the summary of
+findings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scalewise._version import __version__
+from scalewise.analysis.finding import in_kind_order, key_findings
+from scalewise.analysis.study.results import StudyAnalysis
+from scalewise.report.figure import DrawnFigure, draw_figures
+from scalewise.report.page import figures_by_section, render, write_page
+from scalewise.report.study.registry import SECTIONS, figures_for, series_keys
+
+
+def render_study_html(a: StudyAnalysis, drawn: list[DrawnFigure] | None = None) -> str:
+    drawn = drawn if drawn is not None else draw_figures(a, figures_for(a))
+    return render(
+        "study.html.j2",
+        title=f"{a.study.name}: scalewise study report", a=a, study=a.study, setup=a.setup, axes=a.axes,
+        sections=SECTIONS, figures=figures_by_section(drawn, SECTIONS), findings=in_kind_order(a.findings),
+        key=key_findings(a.findings), keys=series_keys(a), scale=a.scale.axis, version=__version__,
+        config_cols=[k for k in a.study.settings if k in a.summary and (k in a.swept or k == "app")],
+    )
+
+
+def write_study_html(path: str | Path, a: StudyAnalysis, drawn: list[DrawnFigure] | None = None) -> Path:
+    return write_page(path, render_study_html(a, drawn))

@@ -1,0 +1,114 @@
+"""The study figure registry: which figures a study report shows, where, with what caption.
+
+Most entries are fixed; the performance figures (B1-B7) are one per swept
+setting, so :func:`figures_for` builds that part of the list from the
+analysis.  ``missing`` says in words why a figure cannot be drawn for this
+study; the page shows that sentence in its place.
+"""
+
+from __future__ import annotations
+
+from scalewise.analysis.study.results import StudyAnalysis
+from scalewise.analysis.study.scaling import SCALE_AXES
+from scalewise.report.figure import FigureSpec
+from scalewise.report.study import figures as sf
+
+# Reference figure per kind of swept setting (figures.md, B1-B7).
+AXIS_REFS = {"transport": "B1", "mpi": "B2", "params": "B3", "variant": "B4", "threads": "B5"}
+SECTIONS = {
+    "performance": "Performance per setting (B1-B7)",
+    "scalability": "Scalability (B8)",
+    "profile": "The profile across scale (P1, P2, P6, P7, P8)",
+    "comparisons": "Comparisons at equal scale, and energy (B9)",
+}
+
+
+def series_keys(a: StudyAnalysis) -> list[str]:
+    """Swept settings that are not the scale: what tells one curve from another."""
+    return [k for k in a.swept if k not in SCALE_AXES]
+
+
+def panel_keys(a: StudyAnalysis) -> list[str]:
+    """Panels split by application when there are several, so curves of different units never share axes."""
+    return ["app"] if "app" in a.swept else []
+
+
+def _curve_keys(a: StudyAnalysis) -> list[str]:
+    return [k for k in series_keys(a) if k not in panel_keys(a)]
+
+
+def _no_perf(a: StudyAnalysis) -> str | None:
+    return "No run succeeded, so there is no performance to plot." if a.summary.empty else None
+
+
+def _no_scaling(a: StudyAnalysis) -> str | None:
+    if a.summary.empty:
+        return "No run succeeded."
+    if a.summary[a.scale.axis].nunique() < 2:
+        return f"The study runs at a single {a.scale.axis.rstrip('s')} count: there is no scaling to show."
+    return None
+
+
+def _no_profile(a: StudyAnalysis) -> str | None:
+    return "No successful run has a readable profile (set profile: true in the study)." if a.profile.empty else None
+
+
+def _no_functions(a: StudyAnalysis) -> str | None:
+    return _no_profile(a) or ("No MPI calls were recorded." if a.functions.empty else None)
+
+
+def _no_comm(a: StudyAnalysis) -> str | None:
+    return _no_functions(a) or ("No setting other than the scale is swept, so there is nothing to set side by side."
+                                if a.comm.empty else None)
+
+
+def _no_energy(a: StudyAnalysis) -> str | None:
+    return _no_perf(a) or ("No run has a wall time." if a.energy["yearly_cost"].isna().all() else None)
+
+
+def _performance_spec(axis: str) -> FigureSpec:
+    def arguments(a: StudyAnalysis) -> tuple:
+        others = [k for k in a.swept if k not in SCALE_AXES and k != axis]
+        return (a.summary, axis, a.scale.axis, others)
+
+    return FigureSpec(
+        f"perf-{axis}", AXIS_REFS.get(axis, "B6"), "performance", f"Performance by {axis}",
+        sf.performance_by_axis, arguments,
+        f"Median performance of each configuration against the scale, one curve per value of {axis}; bars "
+        "span the slowest and fastest repetition. One panel per combination of the other swept settings.", _no_perf)
+
+
+FIXED: list[FigureSpec] = [
+    FigureSpec("b8-efficiency", "B8", "scalability", "Scaling efficiency",
+                    sf.b8_efficiency, lambda a: (a.scalability, a.scale.axis, panel_keys(a), _curve_keys(a)),
+                    "Performance per rank (per node) relative to each series' base run, in %. 100% is perfect "
+                    "scaling; the dotted line marks 90%.", _no_scaling),
+    FigureSpec("p1-mpi-share", "P1", "profile", "MPI time across scale",
+                    sf.p1_mpi_share, lambda a: (a.profile, a.scale.axis, panel_keys(a), _curve_keys(a)),
+                    "MPI time summed over ranks as a share of wall time summed over ranks (median over "
+                    "repetitions).", _no_profile),
+    FigureSpec("p7-function-time", "P7", "profile", "Time per MPI function across scale",
+                    sf.p7_function_time,
+                    lambda a: (a.functions, a.scale.axis, series_keys(a) or ["app"], a.top_functions),
+                    "Seconds per rank in each of the busiest MPI functions (mean over repetitions), one panel per "
+                    "series: which call grows as the job grows.", _no_functions),
+    FigureSpec("p6-data", "P6", "profile", "Data transferred across scale",
+                    sf.p6_data, lambda a: (a.profile, a.scale.axis, series_keys(a) or ["app"]),
+                    "Bytes sent per rank and by all ranks: point-to-point at the sender, plus collective and "
+                    "one-sided payloads. A good decomposition shrinks the first while the second stays flat.",
+                    _no_profile),
+    FigureSpec("p8-comm-share", "P8", "profile", "MPI time per function, side by side",
+                    sf.p8_comm_share, lambda a: (a.comm, a.top_functions),
+                    "Share of wall time in each MPI function for every value of each swept setting, at the "
+                    "largest scale all its values reached.", _no_comm),
+    FigureSpec("b9-energy", "B9", "comparisons", "Electricity cost of the same workload",
+                    sf.b9_energy, lambda a: (a.energy, a.scale.axis, series_keys(a)),
+                    "Yearly electricity cost of the jobs the fastest configuration finishes in a year, at each "
+                    "application's largest scale, for the assumed node power and price.", _no_energy),
+]
+
+
+def figures_for(a: StudyAnalysis) -> list[FigureSpec]:
+    """The performance figures (one per swept setting, else one curve per application) then the fixed ones."""
+    axes = [k for k in a.swept if k not in SCALE_AXES and k != "app"] or ["app"]
+    return [_performance_spec(axis) for axis in axes] + FIXED

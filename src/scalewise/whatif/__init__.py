@@ -1,0 +1,15 @@
+"""Interconnect what-if: replay a recorded run on another network (docs/whatif.md).
+
+    from scalewise import whatif
+    trace = whatif.from_calls([...])            # or whatif.read_trace("job.swtrace")
+    [pred] = whatif.replay(trace, "edr-ib", library="openmpi")
+    pred.wall_time, pred.ranks, pred.functions
+"""
+
+from scalewise.whatif.api import Prediction, replay
+from scalewise.whatif.network import Network, load_network, network, presets
+from scalewise.whatif.trace import Call, Kind, Trace, from_calls, sendrecv
+from scalewise.whatif.traceformat import read_trace, write_trace
+
+__all__ = ["Call", "Kind", "Network", "Prediction", "Trace", "from_calls", "load_network", "network",
+           "presets", "read_trace", "replay", "sendrecv", "write_trace"]

@@ -1,0 +1,88 @@
+"""Network models: a LogGOPS parameter set per message-size range, an eager
+limit, read from YAML (docs/whatif.md describes the format and the presets'
+sources)."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from scalewise.errors import ScalewiseError
+
+
+class SizeRange(BaseModel):
+    """LogGOPS parameters for messages of at most ``upto`` bytes."""
+
+    model_config = ConfigDict(extra="forbid")
+    upto: float = Field(gt=0, description="largest message size of the range, bytes (.inf for the last)")
+    latency_us: float = Field(ge=0, description="L: wire and switch latency")
+    overhead_us: float = Field(ge=0, description="o: CPU time per message at sender and at receiver")
+    gap_us: float = Field(0.0, ge=0, description="g: least time between two messages leaving one NIC")
+    bandwidth_gbit_s: float = Field(gt=0, description="1/G: payload bandwidth (.inf for none)")
+
+    @property
+    def per_byte(self) -> float:
+        return 0.0 if math.isinf(self.bandwidth_gbit_s) else 8.0 / (self.bandwidth_gbit_s * 1e9)
+
+
+class Network(BaseModel):
+    """A network the replay can predict a run on."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str = ""
+    eager_limit: int = Field(ge=0, description="messages of at most this many bytes go eagerly")
+    ranges: list[SizeRange] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ranges_ascend(self) -> Network:
+        bounds = [r.upto for r in self.ranges]
+        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
+            raise ValueError("ranges must be listed by increasing 'upto'")
+        if not math.isinf(bounds[-1]):
+            raise ValueError("the last range must have 'upto: .inf'")
+        return self
+
+
+def _parse(data: object, where: str) -> Network:
+    try:
+        return Network.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "top level"
+        raise ScalewiseError(f"{where}: {loc}: {first['msg']}") from None
+
+
+@cache
+def presets() -> dict[str, Network]:
+    """The bundled networks (data/networks.yaml), by name."""
+    text = resources.files("scalewise.whatif").joinpath("data/networks.yaml").read_text()
+    entries = yaml.safe_load(text)["networks"]
+    return {e["name"]: _parse(e, f"networks.yaml: {e['name']}") for e in entries}
+
+
+def load_network(path: str | Path) -> Network:
+    """A network from a YAML parameter file (one network, the preset format)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as err:
+        raise ScalewiseError(f"{path}: cannot read: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        raise ScalewiseError(f"{path}: not YAML: {str(err).splitlines()[0]}") from None
+    return _parse(data, str(path))
+
+
+def network(name_or_path: str | Path) -> Network:
+    """A preset by name, else a parameter file by path."""
+    if str(name_or_path) in presets():
+        return presets()[str(name_or_path)]
+    if Path(name_or_path).suffix in (".yaml", ".yml"):
+        return load_network(name_or_path)
+    raise ScalewiseError(f"unknown network '{name_or_path}' (presets: {', '.join(presets())}; "
+                         "or a .yaml parameter file)")

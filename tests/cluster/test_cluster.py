@@ -1,0 +1,221 @@
+"""The emulated cluster, for real: namespaces, shaped links, both MPIs across nodes, nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from scalewise.cluster import cluster_down, cluster_up, current_cluster, parse_rate
+from scalewise.cluster.checks import check_links
+from scalewise.cluster.emulated import HOLDER_MARK, LINK_PREFIXES, state_dir
+from scalewise.cluster.launching import cluster_launch
+from scalewise.launch.preload import build_dir
+from scalewise.logfile.reader import read_profile
+
+SW = str(Path(os.sys.executable).with_name("scalewise"))
+
+
+def _our_links() -> list[str]:
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    names = [line.split(":")[1].strip() for line in out.splitlines()]
+    return [n for n in names if n.startswith(LINK_PREFIXES)]
+
+
+def _holders() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(HOLDER_MARK.encode()):
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+def _nothing_left() -> None:
+    assert _our_links() == [] and _holders() == [] and not state_dir().exists()
+
+
+def test_up_is_idempotent_and_down_leaves_nothing(emulation):
+    c = cluster_up(3, parse_rate("gige"))
+    assert [n.name for n in c.nodes] == ["swnode1", "swnode2", "swnode3"]
+    for n in c.nodes:  # its own hostname and address, inside its namespaces
+        inside = subprocess.run(["nsenter", "-t", str(n.pid), "-n", "-u", "sh", "-c", "hostname; ip -o -4 addr"],
+                                capture_output=True, text=True, check=True).stdout
+        assert inside.splitlines()[0] == n.name and f"inet {n.address}/24" in inside
+    again = cluster_up(3, parse_rate("gige"))  # same shape: the same nodes
+    assert [n.pid for n in again.nodes] == [n.pid for n in c.nodes]
+    other = cluster_up(2, parse_rate("fe"))  # another shape: rebuilt
+    assert len(other.nodes) == 2 and set(_holders()) == {n.pid for n in other.nodes}
+    # A process started inside a node dies with the cluster.
+    straggler = subprocess.Popen([str(other.agent), "swnode1", "sleep 300"])
+    node_ns = os.readlink(f"/proc/{other.nodes[0].pid}/ns/net")
+    for _ in range(500):
+        if os.readlink(f"/proc/{straggler.pid}/ns/net") == node_ns:
+            break
+        time.sleep(0.01)
+    assert "processes" in " ".join(cluster_down())
+    straggler.wait(timeout=10)
+    _nothing_left()
+    assert cluster_down() == []  # twice: nothing to do
+
+
+def test_up_cleans_what_a_crashed_run_left(emulation):
+    c = cluster_up(2, parse_rate("fe"))
+    (Path(c.folder) / "state.json").unlink()  # as if the tool died and its record was lost
+    assert current_cluster() is None and len(_holders()) == 2
+    fresh = cluster_up(2, parse_rate("fe"))
+    assert set(_holders()) == {n.pid for n in fresh.nodes}
+    cluster_down()
+    _nothing_left()
+
+
+def test_blocking_topology_has_a_shaped_uplink(emulation):
+    c = cluster_up(4, parse_rate("gige"), blocking="2:1")
+    bridges = {}
+    for n in c.nodes:
+        master = subprocess.run(["ip", "-o", "link", "show", n.veth], capture_output=True, text=True).stdout
+        bridges[n.name] = re.search(r"master (\S+)", master).group(1)
+    assert bridges == {"swnode1": "swbr0", "swnode2": "swbr0", "swnode3": "swbr1", "swnode4": "swbr1"}
+    qdisc = subprocess.run(["tc", "qdisc", "show", "dev", "swup0"], capture_output=True, text=True).stdout
+    assert "tbf" in qdisc and "rate 1Gbit" in qdisc  # 2 nodes x 1 Gbit/s over 2:1
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+@pytest.mark.parametrize("rate", ["100mbit", "1gbit"])
+def test_links_deliver_the_configured_rate(emulation, mpi, rate):
+    c = cluster_up(2, parse_rate(rate))
+    check = check_links(c, mpi, reps=40)  # the fastest of 40 round trips: robust to other load on the cores
+    assert check.hosts == ("swnode1", "swnode2")
+    assert 0.90 <= check.ratio <= 1.10, check.text()
+    assert check.latency_us > 0  # measured and reported, never configured
+
+
+def _running(pid: int) -> bool:
+    """Exists and is not a zombie (this machine's init may reap daemons late)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _tx(dev: str) -> int:
+    return int(Path(f"/sys/class/net/{dev}/statistics/tx_bytes").read_text())
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_a_job_spans_two_hosts_over_the_links(emulation, mpi, tmp_path):
+    c = cluster_up(2, parse_rate("gige"))
+    exe = build_dir() / mpi / "proxies" / "sem"
+    launcher = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[mpi]
+    before = _tx("swv1") + _tx("swv2")
+    done = subprocess.run([SW, "run", "--cluster", "-o", str(tmp_path), "--quiet", "--",
+                           launcher, "-np", "4", str(exe), "--size", "tiny"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "status=PASS" in done.stdout
+    log = re.search(r"profile: (\S+)", done.stdout).group(1)
+    p = read_profile(log)
+    hosts = p.ranks.groupby("host")["rank"].count().to_dict()
+    assert hosts == {"swnode1": 2, "swnode2": 2}
+    summary = subprocess.run([SW, "summary", log], capture_output=True, text=True).stdout
+    assert "swnode1 (2 ranks), swnode2 (2 ranks)" in summary  # placement shown
+    moved = _tx("swv1") + _tx("swv2") - before
+    assert moved > p.p2p[p.p2p["src"] // 2 != p.p2p["dst"] // 2]["bytes"].sum() > 0  # inter-node bytes crossed the veths
+
+
+def test_cluster_exec_runs_a_users_own_line(emulation):
+    c = cluster_up(2, parse_rate("gige"))
+    exe = build_dir() / "mpich" / "proxies" / "pingpong"
+    launch = cluster_launch(c, ["mpiexec.mpich", "-n", "2", "-ppn", "1", str(exe), "--sizes", "8"])
+    assert launch.argv[:3] == ["mpiexec.mpich", "-f", str(c.hostfile("mpich", 1))]
+    done = subprocess.run([SW, "cluster", "exec", "--", "mpiexec.mpich", "-n", "2", "-ppn", "1", str(exe),
+                           "--sizes", "8"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "host0=swnode1 host1=swnode2" in done.stdout
+
+
+def test_clear_errors(emulation):
+    bad = subprocess.run([SW, "cluster", "up", "--nodes", "2", "--rate", "fast"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "link rate 'fast' is neither a preset" in bad.stderr
+    none = subprocess.run([SW, "cluster", "exec", "--", "mpirun", "-np", "2", "true"], capture_output=True, text=True)
+    assert none.returncode != 0 and "no emulated cluster is up" in none.stderr
+    nobody = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SW, "cluster", "up",
+                             "--nodes", "2"], capture_output=True, text=True)
+    assert nobody.returncode != 0 and "needs root" in nobody.stderr
+
+
+def test_slurm_runs_jobs_across_the_nodes(emulation, tmp_path):
+    from scalewise.cluster.launching import transport_env
+    from scalewise.cluster.slurm import BASE, slurm_env, start_slurm
+    from scalewise.launch.base import Job
+    from scalewise.launch.slurm import SlurmScheduler
+
+    c = cluster_up(2, parse_rate("gige"))
+    start_slurm(c)
+    env = slurm_env()
+    nodes = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %T"], env=env, capture_output=True, text=True).stdout
+    assert nodes.split() == ["swnode1", "idle", "swnode2", "idle"]
+    old = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = env["SLURM_CONF"]
+    try:
+        for mpi in ("openmpi", "mpich"):
+            rundir = tmp_path / mpi
+            rundir.mkdir()
+            exe = build_dir() / mpi / "proxies" / "pingpong"
+            before = _tx("swv1")
+            job = Job(name=mpi, app_argv=[str(exe), "--sizes", "8,1048576"], mpi=mpi, ranks=2, nodes=2,
+                      env=transport_env(mpi, env), rundir=rundir, stdout=rundir / "out", stderr=rundir / "err",
+                      timeout=120)
+            outcome = SlurmScheduler(launcher="srun").run(job)
+            assert outcome.exit_code == 0, (rundir / "err").read_text()
+            assert outcome.hosts == ["swnode1", "swnode2"]
+            assert "host0=swnode1 host1=swnode2" in (rundir / "out").read_text()
+            assert _tx("swv1") - before > 1048576  # the megabyte crossed node 1's link
+    finally:
+        if old is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = old
+    daemons = [int(p.read_text()) for p in [*BASE.glob("*.pid"), BASE / "munge" / "munged.pid"]]
+    assert len(daemons) == 4  # slurmctld, two slurmd, munged
+    assert any("slurm" in r for r in cluster_down())
+    alive = [pid for pid in daemons if _running(pid)]
+    assert not BASE.exists() and not alive, [Path(f"/proc/{p}/stat").read_text() for p in alive]
+
+
+def test_a_study_sweeps_nodes_and_interconnects_on_emulated_nodes(emulation, write_study):
+    import sqlite3
+
+    from scalewise.campaign.runner import run_study
+    from scalewise.campaign.store import store_path
+    from scalewise.campaign.study import load_study
+
+    text = f"""name: links
+applications:
+  sem:
+    command: ["{build_dir()}/{{mpi}}/proxies/sem", --size, tiny]
+    fom: {{source: result_line}}
+axes:
+  ranks: [2]
+  nodes: [1, 2]
+  interconnect: [fe, gige]
+  mpi: [openmpi, mpich]
+timeout: 120
+"""
+    loaded = load_study(write_study(text))
+    summary = run_study(loaded, "local")
+    assert summary.counts == {"ok": 8}
+    db = sqlite3.connect(store_path(loaded))
+    rows = db.execute("SELECT r.run_id, r.nodes, r.hosts, s.value FROM runs r JOIN run_settings s "
+                      "ON s.run_id = r.run_id AND s.name = 'interconnect'").fetchall()
+    assert sorted({(n, h, v) for _, n, h, v in rows}) == [
+        (1, "swnode1", "fe"), (1, "swnode1", "gige"), (2, "swnode1,swnode2", "fe"), (2, "swnode1,swnode2", "gige")]
+    links = dict(db.execute("SELECT run_id, value FROM run_provenance WHERE key = 'launcher.cluster.link_bits'"))
+    assert sorted(set(links.values())) == ["100000000", "1000000000"]
+    assert current_cluster() is None  # the study took down the cluster it brought up

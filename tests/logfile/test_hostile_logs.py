@@ -1,0 +1,144 @@
+"""Logs whose checksums are valid but whose contents are hostile: each
+gives one LogFormatError naming the problem, never a traceback, a huge
+allocation or an impossible number in a report."""
+
+from __future__ import annotations
+
+import copy
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+import scalewise
+from scalewise.errors import LogFormatError
+from scalewise.logfile import layout as L
+from scalewise.logfile.mutants import Log, _pack_record, decode, encode
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-1.0-mpich-ring.swlog"
+
+
+def golden() -> Log:
+    return decode(GOLDEN.read_bytes())
+
+
+def field(log: Log, rank: int, group: str, k: int) -> list:
+    """The k-th field of a group ("fixed", "function 0", "peer 1", ...) of a rank record."""
+    return [f for f in log.records[rank] if f[2] == group][k]
+
+
+def on(stage: str, change):
+    return lambda name, values: change(values) if name == stage else None
+
+
+def meta_with(**values) -> bytes:
+    meta = json.loads(golden().meta)
+    meta.update(values)
+    return json.dumps(meta).encode()
+
+
+def set_meta(raw: bytes):
+    def change(log):
+        log.meta = raw
+    return change
+
+
+def set_field(rank: int, group: str, k: int, value: int):
+    def change(log):
+        field(log, rank, group, k)[1] = value
+    return change
+
+
+def set_functions(raw: bytes):
+    def change(log):
+        log.functions = raw
+    return change
+
+
+def stored(target: str, data: bytes):
+    def change(log):
+        log.stored[target] = data
+    return change
+
+
+def repeat_rank(log):
+    """Rank 0's record twice, in a log of 4 ranks (so only the duplicate is wrong)."""
+    log.records.append(copy.deepcopy(log.records[0]))
+    log.nranks += 1
+    log.meta = meta_with(nranks=log.nranks)
+
+
+# Fixed fields of a rank record: rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss.
+# Function record: id, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes.  Peer: rank, messages, bytes.
+CASES = {
+    "function table not UTF-8": (set_functions(b"MPI_\xc3\x28Send\0p2p\0"), None, "not valid UTF-8"),
+    "10 KB function name": (set_functions(b"MPI_" + b"x" * 10000 + b"\0p2p\0"), None, "invalid name"),
+    "control characters in a name": (set_functions(b"MPI_\x1b[2J\0p2p\0"), None, "control characters"),
+    "compressed flag cleared": (None, on("sections", lambda s: s[0].__setitem__(2, 0)), "flags 0x0, expected 0x1"),
+    "meta not an object": (set_meta(b"[1, 2]"), None, "should be an object"),
+    "meta nested 1,000 deep": (set_meta(b"[" * 1000 + b"]" * 1000), None, "recursion limit"),
+    "meta values nested 1,000 deep": (set_meta(b'{"a":' * 1000 + b"1" + b"}" * 1000), None, "recursion limit"),
+    "end_time 1e308": (set_meta(meta_with(end_time=1e308)), None, "end_time"),
+    "nranks a string": (set_meta(meta_with(nranks="3")), None, "nranks"),
+    "command of numbers": (set_meta(meta_with(command=[1, 2])), None, "command.0"),
+    "meta value null": (set_meta(meta_with(aborted_by_rank=None)), None, "aborted_by_rank is null"),
+    "meta nranks differs": (set_meta(meta_with(nranks=7)), None, "header says 3"),
+    "meta bomb": (stored("meta", zlib.compress(b"{" + b" " * (L.MAX_META_BYTES + 10) + b"}")), None,
+                  "inflates to more than"),
+    "rank block larger than stated": (stored("rank 1", zlib.compress(bytes(1 << 20))), None,
+                                      "inflates to more than"),
+    "index states a huge block": (None, on("index", lambda idx: idx[0].__setitem__(4, 2**32 - 1)),
+                                  "more than a record can hold"),
+    "peer 2^31": (set_field(0, "peer 0", 0, 2**31), None, "not below nranks"),
+    "peer equal to nranks": (set_field(0, "peer 1", 0, 3), None, "not below nranks"),
+    "MPI time above wall": (set_field(0, "fixed", 5, 10**12), None, "more than the wall time"),
+    "function time above wall": (set_field(0, "function 5", 3, 10**12), None, "more than the wall time"),
+    "calls 2^63": (set_field(0, "function 5", 2, 2**63), None, "2^63 or more"),
+    "peer bytes 2^64-1": (set_field(0, "peer 0", 2, 2**64 - 1), None, "2^63 or more"),
+    "histogram bin 200": (set_field(0, "function 5 bin 0", 0, 200), None, "histogram bin 200"),
+    "duplicate rank ids": (repeat_rank, None, "listed twice"),
+    "nranks 0": (None, on("header", lambda h: h.__setitem__(5, 0)), "nranks 0 out of range"),
+    "fewer blocks, not partial": (None, on("header", lambda h: h.__setitem__(5, 4)), "not marked partial"),
+    "unknown header flags": (None, on("header", lambda h: h.__setitem__(4, 0x80)), "unknown flags"),
+    "section layout version 2": (None, on("sections", lambda s: s[3].__setitem__(1, 2)), "layout version 2"),
+    "bytes after a zlib stream": (stored("functions", zlib.compress(b"MPI_Send\0p2p\0") + b"junk"), None,
+                                  "4 bytes after the compressed data"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_hostile_log_gives_one_clean_error(tmp_path, case):
+    change, hook, expected = CASES[case]
+    log = golden()
+    if change:
+        change(log)
+    path = tmp_path / "hostile.swlog"
+    path.write_bytes(encode(log, hook))
+    with pytest.raises(LogFormatError) as info:
+        scalewise.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    assert expected in message, message
+
+
+def test_unknown_section_is_skipped_without_inflating(tmp_path):
+    bomb = zlib.compressobj(9)
+    data = b"".join(bomb.compress(bytes(1 << 20)) for _ in range(64)) + bomb.flush()  # 64 MiB of zeros
+    path = tmp_path / "newer-minor.swlog"
+    path.write_bytes(encode(golden(), on("sections", lambda s: s.append([99, 1, L.SECTION_COMPRESSED, data]))))
+    assert scalewise.load(path).nranks == 3
+
+
+def test_mutant_encoder_round_trips_and_writes_both_byte_orders(tmp_path):
+    data = GOLDEN.read_bytes()
+    assert encode(golden()) == data
+    log = golden()
+    log.order = ">"
+    path = tmp_path / "big-endian.swlog"
+    path.write_bytes(encode(log))
+    assert struct.unpack_from(">I", path.read_bytes(), 8)[0] == L.BYTE_ORDER_MARK
+    big, little = scalewise.load(path), scalewise.load(GOLDEN)
+    assert big.functions.equals(little.functions) and big.p2p.equals(little.p2p) and big.hist.equals(little.hist)
+    assert _pack_record(">", log.records[0])[:4] == b"\0\0\0\0"

@@ -1,0 +1,163 @@
+"""The compiled replay engine against answers worked out by hand (the model
+is in docs/whatif.md: L latency, o overhead, g gap, G seconds per byte)."""
+
+import random
+
+import numpy as np
+import pytest
+
+from scalewise import whatif
+from scalewise.errors import ScalewiseError
+from scalewise.whatif import engine
+from scalewise.whatif.streams import build_streams
+from scalewise.whatif.trace import Call as C
+
+from whatif_nets import loggp
+from whatif_reference import reference_replay
+from whatif_traces import random_trace
+
+US = 1e-6
+NS = 1e-9
+
+
+def finish(trace, net, library="openmpi"):
+    [pred] = whatif.replay(trace, net, library)
+    return pred
+
+
+def ping_pong(nbytes, rounds=1):
+    a = [C("MPI_Send", 1, nbytes), C("MPI_Recv", 1, nbytes)] * rounds
+    b = [C("MPI_Recv", 0, nbytes), C("MPI_Send", 0, nbytes)] * rounds
+    return whatif.from_calls([a, b])
+
+
+def test_eager_ping_pong_is_two_times_latency_two_overheads_and_the_wire():
+    pred = finish(ping_pong(1000), loggp(latency_us=2, overhead_us=1))
+    # each way: o (send) + L + s*G + o (receive) = 1 + 2 + 1 + 1 us
+    assert pred.wall_time == pytest.approx(2 * (2 * 1 + 2 + 1000 * 1e-3) * US)
+    assert pred.functions.loc[0, "MPI_Send"] == pytest.approx(1 * US)
+    assert pred.functions.loc[1, "MPI_Recv"] == pytest.approx(5 * US)
+
+
+def test_rendezvous_adds_the_handshake_round_trip():
+    pred = finish(ping_pong(100_000), loggp(latency_us=2, overhead_us=1, eager_limit=1024))
+    # RTS (o + L0), CTS (L0), data (L + s*G), receiver o: per way 2o + 3L + sG
+    assert pred.wall_time == pytest.approx(2 * (2 * 1 + 3 * 2 + 100.0) * US)
+
+
+def test_gap_spaces_back_to_back_sends():
+    sends = [C("MPI_Isend", 1, 0, req=i) for i in range(3)] + [C("MPI_Waitall", reqs=(0, 1, 2))]
+    recvs = [C("MPI_Recv", 0, 0) for _ in range(3)]
+    pred = finish(whatif.from_calls([sends, recvs]), loggp(latency_us=2, overhead_us=1, gap_us=5))
+    # the third message leaves at 2g, arrives at 2g + o + L, then costs o
+    assert pred.ranks.loc[1, "finish"] == pytest.approx((10 + 1 + 2 + 1) * US)
+    assert pred.ranks.loc[0, "finish"] == pytest.approx(3 * US)
+
+
+def test_incoming_messages_share_the_receiver_link():
+    n = 10_000  # 10 us on the wire each
+    senders = [[C("MPI_Send", 0, n)] for _ in range(3)]
+    root = [C("MPI_Irecv", r, n, req=r) for r in (1, 2, 3)] + [C("MPI_Waitall", reqs=(1, 2, 3))]
+    pred = finish(whatif.from_calls([root] + senders), loggp(latency_us=2, overhead_us=1))
+    # all three arrive together at o + L + 10; the link lets them in one after the other
+    assert pred.ranks.loc[0, "finish"] == pytest.approx((1 + 2 + 30 + 1) * US)
+
+
+def test_waitall_keeps_the_wait_for_a_late_partner():
+    late = [C("MPI_Isend", 1, 8, req=0, compute=5e-3), C("MPI_Wait", reqs=(0,))]
+    early = [C("MPI_Irecv", 0, 8, req=0, compute=1e-3), C("MPI_Waitall", reqs=(0,))]
+    trace = whatif.from_calls([late, early])
+    for net in ("ideal", loggp()):
+        pred = finish(trace, net)
+        # the receiver computed 1 ms and waits about 4 ms for the sender, on any network
+        assert pred.functions.loc[1, "MPI_Waitall"] >= 4e-3
+        assert pred.ranks.loc[1, "compute"] == pytest.approx(1e-3)
+    assert finish(trace, "ideal").functions.loc[1, "MPI_Waitall"] == pytest.approx(4e-3)
+
+
+def test_ideal_network_leaves_only_the_compute_critical_path():
+    ranks = [[C("MPI_Barrier", compute=(r + 1) * 1e-3), C("MPI_Allreduce", bytes=1 << 20, compute=2e-3)]
+             for r in range(8)]
+    for library in ("openmpi", "mpich"):
+        pred = finish(whatif.from_calls(ranks), "ideal", library)
+        # everyone leaves the barrier when the slowest (8 ms) arrives, then computes 2 ms more
+        assert pred.wall_time == pytest.approx(10e-3)
+        assert pred.ranks["finish"].to_list() == pytest.approx([10e-3] * 8)
+
+
+def test_faster_network_is_never_slower_and_keeps_compute():
+    ranks = [[C("MPI_Allreduce", bytes=65536, compute=1e-4 * (1 + r % 3)), C("MPI_Bcast", bytes=4096, root=0)]
+             for r in range(16)]
+    trace = whatif.from_calls(ranks)
+    slow, fast = finish(trace, loggp(latency_us=50, gbit_s=1)), finish(trace, loggp(latency_us=1, gbit_s=100))
+    assert fast.wall_time < slow.wall_time
+    assert fast.ranks["compute"].to_list() == pytest.approx(slow.ranks["compute"].to_list())
+
+
+def test_sendrecv_ring_does_not_deadlock_and_costs_one_exchange():
+    P = 4
+    ranks = [whatif.sendrecv((r + 1) % P, 1000, (r - 1) % P, 1000, first_req=0) for r in range(P)]
+    pred = finish(whatif.from_calls(ranks), loggp(latency_us=2, overhead_us=1))
+    assert pred.ranks["finish"].to_list() == pytest.approx([(1 + 2 + 1 + 1) * US] * P)
+    assert list(pred.functions.columns) == ["MPI_Sendrecv"]
+
+
+def test_deadlock_is_reported_with_rank_and_event():
+    both_recv = whatif.from_calls([[C("MPI_Recv", 1, 8)], [C("MPI_Recv", 0, 8)]])
+    with pytest.raises(ScalewiseError, match=r"deadlock: rank 0 waits forever at its event 0 \(recv, peer 1\)"):
+        finish(both_recv, "ideal")
+
+
+def test_rendezvous_sends_both_first_deadlock_like_mpi():
+    big = 1 << 20
+    trace = whatif.from_calls([[C("MPI_Send", 1, big), C("MPI_Recv", 1, big)],
+                               [C("MPI_Send", 0, big), C("MPI_Recv", 0, big)]])
+    with pytest.raises(ScalewiseError, match="deadlock"):
+        finish(trace, loggp(eager_limit=1024))
+    assert finish(trace, loggp(eager_limit=big)).wall_time > 0  # eager: both sends complete
+
+
+def test_wait_on_unknown_request_is_a_clear_error():
+    with pytest.raises(ScalewiseError, match="rank 0: a wait completes request 7"):
+        finish(whatif.from_calls([[C("MPI_Wait", reqs=(7,))]]), "ideal")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_engine_matches_the_python_reference_on_random_traces(seed):
+    P = random.Random(seed).choice([2, 3, 5, 8])
+    trace = random_trace(seed, P)
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
+        dict(upto=65536, latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40),
+        dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
+    for library in ("openmpi", "mpich"):
+        streams = build_streams(trace, library)
+        got = engine.run(streams, net)
+        clock, comp, ftime = reference_replay(streams, net)
+        assert got.finish == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+        assert got.compute == pytest.approx(np.array(comp), rel=1e-12)
+        assert got.func_time == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9, abs=1e-15)
+
+
+def test_results_break_down_by_function_and_kind_and_library():
+    P = 8
+    ranks = [[C("MPI_Irecv", (r - 1) % P, 4096, req=0, compute=1e-4), C("MPI_Isend", (r + 1) % P, 4096, req=1),
+              C("MPI_Waitall", reqs=(0, 1)), C("MPI_Allreduce", bytes=64), C("MPI_Comm_rank")] for r in range(P)]
+    trace = whatif.from_calls(ranks)
+    [ompi], [mpich] = whatif.replay(trace, "10gige", "openmpi"), whatif.replay(trace, "10gige", "mpich")
+    kinds = ompi.by_kind()
+    assert set(kinds.index) == {"point-to-point", "wait", "collective", "other"}
+    assert kinds.sum() == pytest.approx(ompi.ranks["mpi"].sum()) and kinds["other"] == 0
+    assert ompi.totals()["wall_time"] == ompi.wall_time == ompi.ranks["finish"].max()
+    # 64 bytes on 8 ranks: Open MPI runs recursive doubling (3 exchanges), MPICH reduce-scatter/allgather (6)
+    assert mpich.functions["MPI_Allreduce"].sum() > ompi.functions["MPI_Allreduce"].sum()
+    assert mpich.functions["MPI_Waitall"].sum() == pytest.approx(ompi.functions["MPI_Waitall"].sum())
+
+
+def test_engine_rejects_a_request_list_that_points_at_no_request():
+    streams = build_streams(whatif.from_calls([[C("MPI_Send", 1, 8)], [C("MPI_Recv", 0, 8)]]))
+    streams.events = streams.events.copy()
+    streams.events["op"][1] = engine.OP_WAITALL  # rank 1 now waits on a list it does not have
+    streams.events["peer"][1] = 1
+    with pytest.raises(ScalewiseError, match="event 1: bad operation, peer, function or request list"):
+        engine.run(streams, whatif.network("ideal"))

@@ -1,0 +1,77 @@
+"""The trace file: exact round trip, size per event, and one-line errors for damage."""
+
+import struct
+
+import numpy as np
+import pytest
+from whatif_traces import random_trace
+
+from scalewise import whatif
+from scalewise.errors import ScalewiseError
+from scalewise.whatif.synthetic import halo_allreduce
+from scalewise.whatif.trace import COLUMNS
+from scalewise.whatif.traceformat import read_trace, write_trace
+
+
+def assert_same(a, b):
+    assert a.functions == b.functions and a.nranks == b.nranks and a.capped == b.capped
+    assert {k: v.tolist() for k, v in a.comms.items()} == {k: v.tolist() for k, v in b.comms.items()}
+    for ra, rb in zip(a.ranks, b.ranks):
+        for name in COLUMNS:
+            if name == "compute":  # the file keeps whole nanoseconds
+                np.testing.assert_allclose(ra.columns[name], rb.columns[name], rtol=0, atol=0.5e-9)
+            else:
+                np.testing.assert_array_equal(ra.columns[name], rb.columns[name], err_msg=name)
+        np.testing.assert_array_equal(ra.wait_reqs, rb.wait_reqs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_round_trip_is_exact(tmp_path, seed):
+    trace = random_trace(seed, 5)
+    write_trace(trace, tmp_path / "t.swtrace")
+    assert_same(trace, read_trace(tmp_path / "t.swtrace"))
+
+
+def test_round_trip_keeps_communicators_roots_flags_and_the_cap(tmp_path):
+    C = whatif.Call
+    trace = whatif.from_calls(
+        [[C("MPI_Reduce", bytes=80, root=1, comm=7, commutative=False, compute=2.5e-6)],
+         [C("MPI_Reduce", bytes=80, root=1, comm=7, commutative=False), C("MPI_Comm_rank")],
+         [C("MPI_Irecv", 0, 1 << 40, tag=-3, req=123456789), C("MPI_Wait", reqs=(123456789,))]],
+        comms={7: [1, 0]})
+    trace.capped = True
+    write_trace(trace, tmp_path / "t.swtrace")
+    back = read_trace(tmp_path / "t.swtrace")
+    assert_same(trace, back)
+    assert back.comms[7].tolist() == [1, 0] and back.capped
+
+
+def test_replay_of_the_file_equals_replay_of_the_trace(tmp_path):
+    trace = halo_allreduce(16, 5, jitter=0.05)
+    write_trace(trace, tmp_path / "h.swtrace")
+    [a], [b] = whatif.replay(trace, "qdr-ib"), whatif.replay(read_trace(tmp_path / "h.swtrace"), "qdr-ib")
+    assert a.ranks.equals(b.ranks) and a.functions.equals(b.functions)
+
+
+def test_a_measured_looking_stencil_trace_takes_at_most_8_bytes_per_event(tmp_path):
+    trace = halo_allreduce(64, 50, jitter=0.05)
+    size = write_trace(trace, tmp_path / "h.swtrace")
+    assert size / trace.nevents <= 8.0
+
+
+def test_damage_is_reported_in_one_line(tmp_path):
+    good = tmp_path / "t.swtrace"
+    write_trace(halo_allreduce(4, 3), good)
+    data = good.read_bytes()
+    cases = {
+        "foreign.swtrace": (b"NOTATRACE" + data[9:], "not a scalewise trace"),
+        "future.swtrace": (data[:8] + struct.pack("<H", 9) + data[10:], "version 9 is not supported"),
+        "short.swtrace": (data[:-10], "truncated"),
+        "rankless.swtrace": (data[:len(data) // 2], "truncated"),
+    }
+    for name, (body, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(body)
+        with pytest.raises(ScalewiseError, match=message) as err:
+            read_trace(path)
+        assert str(path) in str(err.value) and "\n" not in str(err.value)

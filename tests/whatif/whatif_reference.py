@@ -1,0 +1,116 @@
+"""A deliberately plain Python replay of engine streams, written from the
+model in docs/whatif.md, to check the compiled engine against."""
+
+from collections import deque
+
+OP_NONE, OP_ISEND, OP_IRECV, OP_WAITALL, OP_SEND, OP_RECV = range(6)
+
+
+def reference_replay(streams, net):
+    ranges = net.ranges
+    upto = [r.upto for r in ranges]
+
+    def par(nbytes):
+        k = next((i for i, u in enumerate(upto) if nbytes <= u), len(upto) - 1)
+        r = ranges[k]
+        return r.latency_us * 1e-6, r.overhead_us * 1e-6, r.gap_us * 1e-6, r.per_byte
+
+    L0 = ranges[0].latency_us * 1e-6
+    c = streams.events
+    P = streams.nranks
+    clock, tx, rx = [0.0] * P, [0.0] * P, [0.0] * P
+    pos = [int(streams.rank_start[r]) for r in range(P)]
+    started = [False] * P
+    call_start = [0.0] * P
+    comp = [0.0] * P
+    ftime = [[0.0] * max(1, len(streams.functions)) for _ in range(P)]
+    state = {}  # event -> dict
+    queues = {}  # key -> deque of (is_recv, event)
+
+    def match(s, r):
+        ss, rr = state[s], state[r]
+        nbytes = int(c["bytes"][s])
+        L, o, g, G = par(nbytes)
+        if ss["rndv"]:
+            start = max(ss["start"], max(ss["rts"], rr["post"]) + L0)
+            ss["done"] = start + G * nbytes
+            arrival = start + L + G * nbytes
+        else:
+            arrival = ss["arrival"]
+        rr["done"], rr["size"] = arrival, nbytes
+
+    def post(ev, dst, src, is_recv):
+        key = (dst, src, int(c["comm"][ev]), int(c["tag"][ev]))
+        q = queues.setdefault(key, deque())
+        if q and q[0][0] != is_recv:
+            other = q.popleft()[1]
+            match(other, ev) if is_recv else match(ev, other)
+        else:
+            q.append((is_recv, ev))
+
+    def initiate(r, ev):
+        op = int(c["op"][ev])
+        peer = int(c["peer"][ev])
+        if op in (OP_ISEND, OP_SEND):
+            nbytes = int(c["bytes"][ev])
+            L, o, g, G = par(nbytes)
+            start = max(clock[r], tx[r])
+            tx[r] = start + g + G * nbytes
+            st = state[ev] = {"start": start, "rndv": nbytes > net.eager_limit, "done": None}
+            if not st["rndv"]:
+                st["arrival"] = start + o + L + G * nbytes
+                st["done"] = clock[r] + o
+            else:
+                st["rts"] = clock[r] + o + L0
+            clock[r] += o
+            post(ev, peer, r, False)
+        elif op in (OP_IRECV, OP_RECV):
+            state[ev] = {"post": clock[r], "done": None}
+            post(ev, r, peer, True)
+
+    def complete(r, reqs):
+        if any(state[q]["done"] is None for q in reqs):
+            return False
+        t = clock[r]
+        recvs = []
+        for q in reqs:
+            if int(c["op"][q]) in (OP_IRECV, OP_RECV):
+                recvs.append((state[q]["done"], state[q]["size"]))
+            else:
+                t = max(t, state[q]["done"])
+        for arrival, nbytes in sorted(recvs):  # by arrival, then size
+            L, o, g, G = par(nbytes)
+            end = max(arrival - G * nbytes, rx[r]) + G * nbytes
+            rx[r] = end
+            t = max(t, end) + o
+        clock[r] = t
+        return True
+
+    progress = True
+    while progress:
+        progress = False
+        for r in range(P):
+            while pos[r] < streams.rank_start[r + 1]:
+                ev = pos[r]
+                op = int(c["op"][ev])
+                if not started[r]:
+                    clock[r] += float(c["compute"][ev])
+                    comp[r] += float(c["compute"][ev])
+                    call_start[r] = clock[r]
+                    initiate(r, ev)
+                    started[r] = True
+                if op in (OP_SEND, OP_RECV):
+                    ok = complete(r, [ev])
+                elif op == OP_WAITALL:
+                    lo = int(c["aux"][ev])
+                    ok = complete(r, [int(x) for x in streams.reqs[lo:lo + int(c["peer"][ev])]])
+                else:
+                    ok = True
+                if not ok:
+                    break
+                ftime[r][int(c["func"][ev])] += clock[r] - call_start[r]
+                started[r] = False
+                pos[r] += 1
+                progress = True
+    assert all(pos[r] == streams.rank_start[r + 1] for r in range(P)), "reference replay deadlocked"
+    return clock, comp, ftime
