@@ -219,3 +219,13 @@ timeout: 120
     links = dict(db.execute("SELECT run_id, value FROM run_provenance WHERE key = 'launcher.cluster.link_bits'"))
     assert sorted(set(links.values())) == ["100000000", "1000000000"]
     assert current_cluster() is None  # the study took down the cluster it brought up
+    from click.testing import CliRunner
+
+    from scalewise.cli.main import cli
+
+    html = store_path(loaded).parent / "report.html"
+    result = CliRunner().invoke(cli, ["study", "report", str(loaded.path), "-o", str(html)])
+    assert result.exit_code == 0, result.output
+    page = html.read_text()
+    # B1: performance against the node count, one curve per interconnect; P8: MPI share side by side
+    assert 'data-figure="perf-interconnect" data-ref="B1"' in page and 'data-figure="p8-comm-share"' in page
