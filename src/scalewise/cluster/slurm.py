@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from scalewise.cluster.links import rate_names
 from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX
 from scalewise.errors import ScalewiseError
 
@@ -49,7 +50,9 @@ def _config(cluster) -> str:
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
         # The nodes share one /tmp: each needs its own TmpFS, or PMIx step folders collide.
         f"TmpFS={b}/tmp/%n", "SchedulerParameters=sched_interval=1", "MinJobAge=300",
-        f"NodeName={NODE_PREFIX}[1-{n}] NodeAddr={net}.[1-{last}] CPUs={cores} State=UNKNOWN",
+        # Features name the link, so a study's interconnect axis (--constraint) finds these nodes.
+        f"NodeName={NODE_PREFIX}[1-{n}] NodeAddr={net}.[1-{last}] CPUs={cores} "
+        f"Features={','.join(rate_names(cluster.rate_bits))} State=UNKNOWN",
         f"PartitionName=swcluster Nodes={NODE_PREFIX}[1-{n}] Default=YES MaxTime=INFINITE State=UP", ""])
 
 
