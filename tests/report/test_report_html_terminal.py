@@ -77,6 +77,8 @@ def test_terminal_summary_quotes_the_analysis():
         assert cell in line
     assert a.findings[0].text in out
     assert "./halo2d --steps 100" in out and "Open MPI v4.1.4" in out
+    # The memory high-water mark the runtime records per rank (256 MiB here), as on the page.
+    assert "memory high-water mark  256 MiB (rank 0), median 256 MiB per rank" in out
 
 
 def test_terminal_summary_of_zero_calls_and_markup_in_command():
