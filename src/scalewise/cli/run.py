@@ -11,6 +11,7 @@ from scalewise.cli.output import echo_json, json_option
 from scalewise.cluster.emulated import require_cluster
 from scalewise.cluster.launching import cluster_launch
 from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
+from scalewise.formatting import plural
 from scalewise.launch.launchline import FLAVOUR_NAMES
 from scalewise.launch.preload import FLAVOURS
 from scalewise.launch.profiled import ProfiledJob, run_profiled
@@ -65,7 +66,7 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     except LogFormatError as exc:
         raise ProfilerFailed(f"the profiler wrote an unreadable log: {exc}") from exc
     if job.line.ranks is not None and profile.nranks != job.line.ranks:
-        raise ScalewiseError(f"world size mismatch: the launch line asks for {job.line.ranks} ranks, the job ran "
+        raise ScalewiseError(f"world size mismatch: the launch line asks for {plural(job.line.ranks, 'rank')}, the job ran "
                              f"{profile.nranks} (log kept: {log})")
     if as_json:
         echo_json({"log": str(log), **profile.to_json_dict()})

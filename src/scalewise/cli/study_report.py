@@ -49,7 +49,7 @@ def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: st
     for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
         if directory:
             written = write_tables(analysis, directory, fmt)
-            say(f"tables: {len(written)} {fmt} files in {directory}", as_json)
+            say(f"tables: {plural(len(written), fmt + ' file')} in {directory}", as_json)
     if as_json:
         echo_json(_json_view(study.name, analysis))
     done = f"report: {page} " if page else ""
