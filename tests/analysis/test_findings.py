@@ -50,7 +50,8 @@ def test_calls_overlap_imbalance_sizes_locality_volume(halo):
     assert by_kind(a, "sizes")[0].numbers["pct_under_1KiB"] == 100.0
     loc = by_kind(a, "locality")[0]
     assert loc.numbers["k"] == 1 and loc.numbers["offsets"] == [-1, 1]
-    assert loc.text.startswith("Point-to-point traffic: 100% of bytes stay within +-1 rank; each rank talks to 2 peers")
+    assert loc.text.startswith("Point-to-point traffic: 100% of bytes stay within +-1 rank (of at most 2 at 4 ranks); "
+                               "each rank talks to 2 peers")
     vol = by_kind(a, "volume")[0]
     assert vol.numbers["total_bytes"] == 4160 and "4.06 KiB in total" in vol.text
 
@@ -82,3 +83,21 @@ def test_json_view_is_plain_json(halo, make_profile):
     d = analyse(halo).to_json_dict()
     assert d["breakdown"]["mpi_share"] == 0.5 and d["volume"]["total"] == 4160
     assert d["functions"][0]["function"] == "MPI_Waitall"
+
+
+def _locality(make_profile, n, p2p):
+    return by_kind(analyse(make_profile([(k, 1.0, 0.5) for k in range(n)], p2p=p2p)), "locality")[0]
+
+
+def test_locality_says_something_at_small_rank_counts(make_profile):
+    # A 4-rank ring: 0 <-> 3 wraps round to distance 1, so every byte is within +-1 of at most 2.
+    ring = _locality(make_profile, 4, RING)
+    assert ring.text.startswith("Point-to-point traffic: 100% of bytes stay within +-1 rank (of at most 2 at "
+                                "4 ranks); each rank talks to 2 peers (median, max 2); busiest offsets -1, +1.")
+    # Everyone to everyone at 4 ranks: half the bytes go 2 ranks away, which is as far as there is.
+    a2a = _locality(make_profile, 4, [(s, d, 1, 100) for s in range(4) for d in range(4) if s != d])
+    assert a2a.numbers["k"] == 2 and "partners up to 2 ranks apart, as far as 4 ranks allow" in a2a.text
+    assert a2a.numbers["offsets"] == [-2, -1, 1]  # +2 and -2 are the same way round the ring: one offset
+    pair = _locality(make_profile, 2, [(0, 1, 1, 8), (1, 0, 1, 8)])
+    assert "at 2 ranks every rank neighbours every other, so locality cannot show; each rank talks to 1 peer " \
+           "(median, max 1)" in pair.text

@@ -111,3 +111,17 @@ def test_empty_p2p(make_profile):
     assert m.ncells == 1 and m.total_bytes == 0 and np.all(m.bytes == 0)
     assert nb.empty and nb.peers_per_rank["peers"].tolist() == [0]
     assert v.total == 0
+
+
+def test_size_range_quotes_mean_sizes_only_where_the_bytes_pin_them(make_profile):
+    # Rank 0 sends 3 x 100,000 B (bin 17 alone): the size is known.  Rank 1 mixes 8 B and 100,000 B,
+    # so its bins say only "8-15 B" and "64-128 KiB".  MPI_Sendrecv counts both directions in its bytes:
+    # its mean (2 x 40 B) leaves the bin and is not taken for a size.
+    p = make_profile([(0, 1.0, 0.5), (1, 1.0, 0.5)],
+                     [(0, "MPI_Isend", "p2p", 3, 0.1, 300_000), (1, "MPI_Isend", "p2p", 2, 0.1, 100_008),
+                      (0, "MPI_Sendrecv", "p2p", 4, 0.1, 320)],
+                     [(0, "MPI_Isend", 17, 3), (1, "MPI_Isend", 4, 1), (1, "MPI_Isend", 17, 1),
+                      (0, "MPI_Sendrecv", 6, 4)])
+    d = size_distribution(p)
+    assert size_range(d, "MPI_Isend", 1.0) == (8, 100_000)
+    assert size_range(d, "MPI_Sendrecv") == (32, 32)  # the bin's lower edge, never 80 B

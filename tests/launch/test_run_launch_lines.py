@@ -4,6 +4,7 @@ a stopped `scalewise run` leaves no launcher, rank or temporary file behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -119,3 +120,16 @@ def test_a_stopped_run_stops_the_launcher_and_every_rank(flavour, sig, swtest_di
     assert err.strip().splitlines()[-1] == "scalewise: error: interrupted: the job was stopped"
     assert _processes_running(app) == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_run_json_is_the_only_thing_on_stdout(swtest_dir, tmp_path):
+    env = {**os.environ, "SWTEST_ECHO_ENV": "FOO"}
+    proc = subprocess.run([str(SCALEWISE), "run", "--json", "-o", str(tmp_path), "--",
+                           *LINES["openmpi -x"](str(swtest_dir / "openmpi" / "swtest"), tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)  # the application's own output went to stderr
+    assert "ENV[FOO]=from-x" in proc.stderr and "ENV[FOO]" not in proc.stdout
+    assert Path(doc["log"]).parent == tmp_path and Path(doc["log"]).exists()
+    assert doc["nranks"] == 2 and [r["rank"] for r in doc["ranks"]] == [0, 1]
+    assert doc == {"log": doc["log"], **scalewise.load(doc["log"]).to_json_dict()} | {"meta": doc["meta"]}

@@ -43,19 +43,27 @@ def test_summary_json_follows_the_documented_schema(halo_log):
 
 
 def test_report_writes_page_figures_and_analysis(halo_log, tmp_path):
-    page, figs, analysis = tmp_path / "out" / "page.html", tmp_path / "figs", tmp_path / "analysis.json"
+    page, figs = tmp_path / "out" / "page.html", tmp_path / "figs"
     r = invoke("report", halo_log, "-o", page, "--figures", figs)
     assert r.exit_code == 0, r.output
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert len(list(figs.glob("*.png"))) == len(list(figs.glob("*.svg"))) == 7
-    # --json: the analysis instead of the page, to stdout, or to the -o file.
+
+
+def test_report_json_goes_to_stdout_and_files_to_o(halo_log, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # --json alone: the analysis on stdout, nothing else anywhere, no page written.
     printed = CliRunner().invoke(cli, ["report", str(halo_log), "--json"])
-    assert printed.exit_code == 0 and printed.stderr == "" and printed.output == printed.stdout
+    assert printed.exit_code == 0 and printed.stderr == ""
     doc = json.loads(printed.stdout)
     assert doc["run"] == "halo.swlog" and doc["total_calls"] == 8 * 1000
     assert doc["findings"][0]["kind"] == "bound"
-    assert invoke("report", halo_log, "--json", "-o", analysis).exit_code == 0
-    assert json.loads(analysis.read_text()) == doc
+    assert not list(tmp_path.iterdir())
+    # With -o the page is written as well; stdout still holds only the JSON document.
+    both = CliRunner().invoke(cli, ["report", str(halo_log), "--json", "-o", "page.html"])
+    assert both.exit_code == 0 and json.loads(both.stdout) == doc
+    assert both.stderr.strip() == "page.html"
+    assert (tmp_path / "page.html").read_text().startswith("<!DOCTYPE html>")
 
 
 def test_report_of_zero_call_log_notes_it(tmp_path):

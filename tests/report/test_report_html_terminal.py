@@ -77,6 +77,8 @@ def test_terminal_summary_quotes_the_analysis():
         assert cell in line
     assert a.findings[0].text in out
     assert "./halo2d --steps 100" in out and "Open MPI v4.1.4" in out
+    # The memory high-water mark the runtime records per rank (256 MiB here), as on the page.
+    assert "memory high-water mark  256 MiB (rank 0), median 256 MiB per rank" in out
 
 
 def test_terminal_summary_of_zero_calls_and_markup_in_command():
@@ -100,3 +102,10 @@ def test_byte_axis_ticks_are_binary_and_leave_headroom():
         assert step == 2 ** round(__import__("math").log2(step)), ticks  # a power of two
         assert all(t % step == 0 for t in ticks) and 4 <= len(ticks) <= 9, ticks
         assert ax.get_ylim()[1] >= 1.05 * top  # the tallest bar does not touch the frame
+
+
+def test_hosts_line_counts_ranks_in_the_right_number():
+    from scalewise.report.run.metadata import run_metadata
+
+    hosts = dict(run_metadata(halo_profile(17, 1)))["hosts"]  # 16 ranks per host in this profile
+    assert hosts == "2: node000 (16 ranks), node001 (1 rank)"

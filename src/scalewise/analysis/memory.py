@@ -32,7 +32,7 @@ import pandas as pd
 
 from scalewise.analysis.finding import Finding
 from scalewise.errors import ScalewiseError
-from scalewise.formatting import human_bytes
+from scalewise.formatting import human_bytes, plural
 
 # A slope counts as measured when it exceeds twice its standard error.
 NOISE_SIGMAS = 2.0
@@ -153,7 +153,7 @@ def project(fits: list[SetupFit], target: Target) -> pd.DataFrame:
 def _fit_finding(fit: SetupFit, proj: pd.DataFrame, target: Target) -> Finding:
     numbers = {"mpi": fit.mpi, "setup": fit.setup, "bytes_per_peer": fit.per_peer, "noise_bytes": fit.noise,
                "kernel_bytes_per_peer": fit.kernel_per_peer, "points": fit.points, "runs": fit.runs}
-    basis = f"{fit.points} points from {fit.runs} runs"
+    basis = f"{plural(fit.points, 'point')} from {plural(fit.runs, 'run')}"
     kernel = (f"; the kernel holds {human_bytes(fit.kernel_per_peer)} more per connection in socket objects"
               if fit.kernel_per_peer else "")
     if not fit.measurable:

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from scalewise.campaign.expand import RunSpec
 from scalewise.campaign.store import RunResult
+from scalewise.formatting import plural
 
 _STYLE = {"ok": "green", "failed": "red", "timeout": "yellow"}
 
@@ -42,7 +43,7 @@ class Reporter:
             yield
             return
         if skipped:
-            self.console.print(f"{skipped} runs already done, {total} to run")
+            self.console.print(f"{plural(skipped, 'run')} already done, {total} to run")
         self.progress = Progress(TextColumn("[bold]study"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                  TextColumn("eta"), TimeRemainingColumn(), console=self.console, transient=False)
         with self.progress:

@@ -29,6 +29,7 @@ from scalewise.campaign.store import FAILED, INTERRUPTED, RunResult, Store, stor
 from scalewise.campaign.study import LoadedStudy
 from scalewise.cluster.scheduler import EmulatedScheduler, needs_nodes
 from scalewise.errors import Interrupted, ScalewiseError, signal_name
+from scalewise.formatting import plural
 from scalewise.launch.base import Scheduler, get_scheduler
 from scalewise.launch.process import STOP, stop_on_signals
 from scalewise.launch.profiled import TEMPORARY_LOGS
@@ -134,7 +135,7 @@ def _stop_if_asked(summary: CampaignSummary, store: Store, session: int, run_id:
     if run_id is not None:
         store.mark_interrupted(run_id, f"stopped by {signal_name(signum)}")
     store.end_session(session)
-    done = f"{summary.skipped + summary.ran} of {summary.planned} runs done"
+    done = f"{summary.skipped + summary.ran} of {plural(summary.planned, 'run')} done"
     stopped = f"run {run_id} stopped and marked interrupted; " if run_id else ""
     raise Interrupted(signum, f"interrupted by {signal_name(signum)}: {stopped}{done}")
 

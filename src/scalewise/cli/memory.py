@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
+from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import ScalewiseError
-from scalewise.jsonsafe import json_safe
 
 
 def _list(text: str, what: str) -> list[str]:
@@ -40,7 +39,7 @@ def _ints(text: str, what: str) -> list[int]:
 @click.option("--app-peers", default=6, show_default=True, type=click.IntRange(0),
               help="Peers a rank talks to under on-demand set-up in the projection.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML page (B10 figure).")
-@click.option("--json", "as_json", is_flag=True, help="Print fits, projection and findings as JSON.")
+@json_option("the fits, the projection and the findings")
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep each probe run's output here (default: a temporary folder).")
 def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, nodes_text, app_peers, output,
@@ -61,7 +60,7 @@ def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, n
     if as_json:
         out = {"fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
                "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers} for f in a.findings]}
-        click.echo(json.dumps(json_safe(out), indent=2, allow_nan=False))
+        echo_json(out)
         return
     from scalewise.report.memory.html import fits_rows
     rows = fits_rows(a)

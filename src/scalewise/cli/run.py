@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
+from scalewise.cli.output import echo_json, json_option
 from scalewise.cluster.emulated import require_cluster
 from scalewise.cluster.launching import cluster_launch
 from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
+from scalewise.formatting import plural
 from scalewise.launch.launchline import FLAVOUR_NAMES
 from scalewise.launch.preload import FLAVOURS
 from scalewise.launch.profiled import ProfiledJob, run_profiled
@@ -22,10 +25,12 @@ from scalewise.report.run.terminal import print_summary
 @click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default=None,
               help="MPI flavour of the application (default: read from the executable).")
 @click.option("--quiet", is_flag=True, help="Print only the log path, no summary.")
+@json_option("the profile (as `summary LOG --json`, with the log's path as `log`) instead of the summary")
 @click.option("--cluster", "on_cluster", is_flag=True,
               help="Run across the emulated cluster's nodes (scalewise cluster up).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, command: tuple[str, ...]) -> None:
+def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluster: bool,
+        command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
     \b
@@ -40,7 +45,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, comman
     if on_cluster:
         launch = cluster_launch(require_cluster(), argv, flavour=flavour)
         argv, env = launch.argv, launch.env
-    job = run_profiled(argv, outdir, flavour, base_env=env)
+    # With --json our stdout carries one JSON document: the job's own output goes to stderr.
+    job = run_profiled(argv, outdir, flavour, base_env=env, job_stdout=sys.stderr.fileno() if as_json else None)
     if job.stopped_by is not None:
         kept = f"; logs kept: {', '.join(map(str, job.logs))}" if job.logs else ""
         raise Interrupted(job.stopped_by, f"interrupted: the job was stopped{kept}")
@@ -60,11 +66,14 @@ def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, comman
     except LogFormatError as exc:
         raise ProfilerFailed(f"the profiler wrote an unreadable log: {exc}") from exc
     if job.line.ranks is not None and profile.nranks != job.line.ranks:
-        raise ScalewiseError(f"world size mismatch: the launch line asks for {job.line.ranks} ranks, the job ran "
+        raise ScalewiseError(f"world size mismatch: the launch line asks for {plural(job.line.ranks, 'rank')}, the job ran "
                              f"{profile.nranks} (log kept: {log})")
-    if not quiet:
-        print_summary(profile)
-    click.echo(f"profile: {log}")
+    if as_json:
+        echo_json({"log": str(log), **profile.to_json_dict()})
+    else:
+        if not quiet:
+            print_summary(profile)
+        click.echo(f"profile: {log}")
     if job.returncode:
         state = "partial" if profile.partial else "complete"
         raise ApplicationFailed(f"the application {describe_exit(job.returncode)}; the profile is {state}")

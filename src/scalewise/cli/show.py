@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from scalewise.analysis.run.findings import analyse
+from scalewise.cli.output import echo_json, json_option, say
 from scalewise.errors import ScalewiseError
-from scalewise.jsonsafe import json_safe
 from scalewise.logfile.reader import read_profile
 from scalewise.report.run.terminal import print_summary
 
@@ -27,18 +25,14 @@ def _load(path: Path):
         raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
-def _dump(obj: Any) -> str:
-    return json.dumps(json_safe(obj), indent=2, allow_nan=False)
-
-
 @click.command()
 @click.argument("log", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON (docs/json-schema.md).")
+@json_option("the profile (docs/json-schema.md)")
 def summary(log: Path, as_json: bool) -> None:
     """Print the summary of one profiled run: time, MPI share, top functions, bytes."""
     profile = _load(log)
     if as_json:
-        click.echo(_dump(profile.to_json_dict()))
+        echo_json(profile.to_json_dict())
         return
     print_summary(profile)
 
@@ -46,11 +40,10 @@ def summary(log: Path, as_json: bool) -> None:
 @click.command()
 @click.argument("log", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The file to write: the HTML page [default: report.html], or the JSON with --json.")
+              help="The HTML page to write [default: report.html; with --json, only when given].")
 @click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Also write every figure as PNG and SVG into this directory.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the analysis results as JSON to stdout (to the -o file if given) instead of HTML.")
+@json_option("the analysis results (docs/json-schema.md)")
 def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bool) -> None:
     """Write a self-contained HTML report of one profiled run (opens from disk, no network)."""
     # Imported here, not at start-up: drawing loads matplotlib, which the other commands and --help do not need.
@@ -62,19 +55,11 @@ def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bo
     analysis = analyse(profile)
     if output is not None and output.is_dir():
         raise ScalewiseError(f"{output}: is a directory, expected a file name")
-    if as_json and output is None and figures_dir is None:
-        click.echo(_dump(analysis.to_json_dict()))
-        return
-    drawn = draw_figures(analysis, FIGURES) if figures_dir is not None or not as_json else None
+    page = output or (None if as_json else Path("report.html"))  # --json alone writes no page
+    drawn = draw_figures(analysis, FIGURES) if page is not None or figures_dir is not None else None
     try:
-        if as_json:
-            if output is not None:
-                output.write_text(_dump(analysis.to_json_dict()) + "\n", encoding="utf-8")
-            else:
-                click.echo(_dump(analysis.to_json_dict()))
-        else:
-            output = output or Path("report.html")
-            write_html(output, profile, analysis, drawn)
+        if page is not None:
+            write_html(page, profile, analysis, drawn)
         if figures_dir is not None:
             written = write_figure_files(drawn, figures_dir)
             click.echo(f"wrote {len(written)} figure files to {figures_dir}", err=True)
@@ -82,5 +67,7 @@ def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bo
         raise ScalewiseError(f"cannot write {exc.filename or 'output'}: {exc.strerror or exc}") from exc
     for note in analysis.notes:
         click.echo(f"note: {note.text}", err=True)
-    if output is not None:
-        click.echo(str(output), err=as_json)
+    if as_json:
+        echo_json(analysis.to_json_dict())
+    if page is not None:
+        say(str(page), as_json)

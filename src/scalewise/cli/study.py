@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -19,15 +18,11 @@ from scalewise.campaign.status import study_status
 from scalewise.campaign.store import FAILED, store_path
 from scalewise.campaign.study import load_study
 from scalewise.cli.group import OneLineErrors
+from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import Interrupted
 from scalewise.formatting import plural
 
 _COLUMNS = ["run_id", "repetition", "app", "variant", "mpi", "transport", "params", "nodes", "ranks", "threads"]
-_JSON_HELP = "Print JSON to stdout instead of text."
-
-
-def _echo_json(obj) -> None:
-    click.echo(json.dumps(obj, indent=2))
 
 
 @click.group(cls=OneLineErrors)
@@ -37,14 +32,14 @@ def study() -> None:
 
 @study.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array instead of a table.")
+@json_option("the runs (an array) instead of a table")
 def plan(file: str, as_json: bool) -> None:
     """Show the expanded run list with stable run IDs."""
     loaded = load_study(file)
     runs = expand(loaded)
     custom = list(loaded.model.axes.custom())
     if as_json:
-        _echo_json([{c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
+        echo_json([{c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
                     | {"settings": [list(a) for a in run.applied]} for run in runs])
         return
     table = Table(title=f"{loaded.model.name}: {plural(len(runs), 'run')}", box=None)
@@ -65,7 +60,7 @@ def _counts(counts: dict[str, int]) -> str:
               help="Run on this machine, or submit each run to Slurm.")
 @click.option("--retry-failed", is_flag=True, help="Run failed and timed-out runs again.")
 @click.option("--quiet", is_flag=True, help="No progress bar or per-run lines.")
-@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP + " Implies --quiet.")
+@json_option("what ran (implies --quiet)")
 def run(file: str, launcher: str, retry_failed: bool, quiet: bool, as_json: bool) -> None:
     """Run the runs not done yet; re-running resumes (also after Ctrl-C).
 
@@ -78,7 +73,7 @@ def run(file: str, launcher: str, retry_failed: bool, quiet: bool, as_json: bool
     except Interrupted as stop:
         raise Interrupted(stop.signum, f"{stop}; run `scalewise study run {file}` again to resume") from None
     if as_json:
-        _echo_json({"name": loaded.model.name, "planned": summary.planned, "skipped": summary.skipped,
+        echo_json({"name": loaded.model.name, "planned": summary.planned, "skipped": summary.skipped,
                     "counts": summary.counts, "results": str(store_path(loaded))})
     else:
         ran = f"ran {_counts(summary.counts)}" if summary.counts else "nothing left to run"
@@ -90,14 +85,14 @@ def run(file: str, launcher: str, retry_failed: bool, quiet: bool, as_json: bool
 
 @study.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+@json_option("the counts by status and the failed runs")
 def status(file: str, as_json: bool) -> None:
     """Count runs by status and list the failed ones with their reasons."""
     loaded = load_study(file)
     now = study_status(loaded)
     if as_json:
         keys = ("run_id", "status", "app", "mpi", "ranks", "repetition", "reason")
-        _echo_json({"name": loaded.model.name, "planned": now.planned, "started": now.started,
+        echo_json({"name": loaded.model.name, "planned": now.planned, "started": now.started,
                     "counts": now.counts or {"pending": now.planned},
                     "failed": [{k: row[k] for k in keys} for row in now.failed]})
         return

@@ -10,12 +10,14 @@ from scalewise.analysis.study.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS
 from scalewise.analysis.study.findings import analyse_study
 from scalewise.analysis.study.scaling import parse_base
 from scalewise.campaign.results import locate_results, read_results
+from scalewise.cli.output import echo_json, json_option, say
+from scalewise.formatting import plural
 
 
 @click.command()
 @click.argument("source", metavar="FILE_OR_DB", type=click.Path(exists=True))
-@click.option("-o", "--output", default="study.html", show_default=True, type=click.Path(),
-              help="The HTML report to write.")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="The HTML report to write [default: study.html; with --json, only when given].")
 @click.option("--csv", "csv_dir", type=click.Path(file_okay=False), help="Also write every table as DIR/<name>.csv.")
 @click.option("--parquet", "parquet_dir", type=click.Path(file_okay=False),
               help="Also write every table as DIR/<name>.parquet.")
@@ -27,8 +29,9 @@ from scalewise.campaign.results import locate_results, read_results
               show_default=True, help="Power drawn by one node, for the energy section.")
 @click.option("--price-per-kwh", type=click.FloatRange(min=0), default=DEFAULT_PRICE_PER_KWH, show_default=True,
               help="Electricity price per kWh, for the energy section.")
-def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | None, base: tuple[str, ...],
-           metric: str, watts_per_node: float, price_per_kwh: float) -> None:
+@json_option("the findings and every table of the report")
+def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: str | None, base: tuple[str, ...],
+           metric: str, watts_per_node: float, price_per_kwh: float, as_json: bool) -> None:
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
     # matplotlib is imported here, not at start-up, so other commands and --help stay quick.
@@ -41,11 +44,24 @@ def report(source: str, output: str, csv_dir: str | None, parquet_dir: str | Non
     declared = parse_base(base) or found.declared_base
     analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
                              price_per_kwh=price_per_kwh)
-    page = write_study_html(output, analysis)
+    output = output or (None if as_json else "study.html")  # --json alone writes no page
+    page = write_study_html(output, analysis) if output else None
     for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
         if directory:
             written = write_tables(analysis, directory, fmt)
-            click.echo(f"tables: {len(written)} {fmt} files in {directory}")
-    click.echo(f"{study.name}: {len(study.runs)} runs, {len(analysis.findings)} findings; "
-               f"report: {page} ({time.monotonic() - started:.1f} s)")
+            say(f"tables: {plural(len(written), fmt + ' file')} in {directory}", as_json)
+    if as_json:
+        echo_json(_json_view(study.name, analysis))
+    done = f"report: {page} " if page else ""
+    say(f"{study.name}: {plural(len(study.runs), 'run')}, {plural(len(analysis.findings), 'finding')}; "
+        f"{done}({time.monotonic() - started:.1f} s)", as_json)
+
+
+def _json_view(name: str, analysis) -> dict:
+    """The study's findings with their numbers, and the tables ``--csv`` writes, as records."""
+    return {"name": name, "metric": analysis.metric, "base": analysis.base, "swept": analysis.swept,
+            "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers, "runs": list(f.runs)}
+                         for f in analysis.findings],
+            "tables": {stem: table.to_dict("records") for stem, table in analysis.tables().items()
+                       if stem != "findings"}}
 

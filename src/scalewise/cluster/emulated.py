@@ -32,6 +32,7 @@ from scalewise.cluster import slurm
 from scalewise.cluster.links import rate_text, tbf_args
 from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX, NOT_ROOT, SUBNET, state_dir
 from scalewise.errors import ScalewiseError
+from scalewise.formatting import plural
 
 MAX_NODES = 200
 HOLDER_MARK = "scalewise-node-"  # argv[0] of each node's holder, so leftovers can be found
@@ -80,7 +81,7 @@ class Cluster:
         return [n.name for n in self.nodes if not _running(n.pid)]
 
     def describe(self) -> str:
-        shape = f"{len(self.nodes)} nodes, links {rate_text(self.rate_bits)}"
+        shape = f"{plural(len(self.nodes), 'node')}, links {rate_text(self.rate_bits)}"
         if self.blocking:
             shape += f", {self.blocking} blocking between the two halves"
         return shape

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from scalewise.formatting import plural
 from scalewise.launch.preload import built_library
 
 PROBE_LIBRARY = "libscalewise-probe.so"
@@ -48,10 +49,10 @@ class WorldReport:
         if len(sizes) == 1 and next(iter(sizes)) == asked and ranks == list(range(asked)):
             return None
         if set(sizes) == {1} and len(self.entries) > 1:
-            return (f"world size mismatch: asked for {asked} ranks, the launch started {len(self.entries)} "
+            return (f"world size mismatch: asked for {plural(asked, 'rank')}, the launch started {len(self.entries)} "
                     "separate 1-rank worlds (wrong PMI plugin?)")
         shown = ", ".join(f"{n} x size {s}" for s, n in sorted(sizes.items()))
-        return f"world size mismatch: asked for {asked} ranks, ranks reported {shown}"
+        return f"world size mismatch: asked for {plural(asked, 'rank')}, ranks reported {shown}"
 
 
 def read_probe(directory: Path) -> WorldReport:

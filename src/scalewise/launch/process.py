@@ -134,13 +134,15 @@ def kill_group(proc: subprocess.Popen, grace: float, first: int = signal.SIGTERM
             continue
 
 
-def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0) -> tuple[int, int | None]:
+def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0,
+                   stdout: int | None = None) -> tuple[int, int | None]:
     """Run a user's launch line in its own process group, sharing our terminal.
 
     SIGINT and SIGTERM sent to scalewise are forwarded to the whole group; the
     job then gets ``grace`` seconds to end before the group is killed.  When
     stdin is our terminal the group is made its foreground, so that Ctrl-C and
-    terminal input reach the job as they would without scalewise.  Returns
+    terminal input reach the job as they would without scalewise.  ``stdout``: a
+    file descriptor for the job's standard output (default: ours).  Returns
     (exit status, the stop signal received or None).
     """
     received: list[int] = []
@@ -160,7 +162,7 @@ def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0) ->
     terminal = False
     try:
         try:
-            proc = subprocess.Popen(argv, env=env, process_group=0, preexec_fn=_die_with_parent)
+            proc = subprocess.Popen(argv, env=env, stdout=stdout, process_group=0, preexec_fn=_die_with_parent)
         except OSError as exc:
             raise ScalewiseError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
         group.append(proc.pid)

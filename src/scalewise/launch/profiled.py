@@ -46,10 +46,11 @@ def injected_command(line: LaunchLine, env: dict[str, str]) -> tuple[list[str], 
 
 
 def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
-                 base_env: dict[str, str] | None = None) -> ProfiledJob:
+                 base_env: dict[str, str] | None = None, job_stdout: int | None = None) -> ProfiledJob:
     """Check the line, run it with the profiler injected, collect its logs into ``outdir``.
 
-    ``base_env``: the environment to add the profiler to (default: this process's)."""
+    ``base_env``: the environment to add the profiler to (default: this process's);
+    ``job_stdout``: where the job's standard output goes (default: ours)."""
     line = parse_launch_line(argv)
     flavour = check_flavours(line, flavour)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -61,7 +62,7 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
         env["SCALEWISE_LOGDIR"] = str(staging.resolve())
         env.setdefault("SCALEWISE_QUIET", "1")  # the path is printed after the summary instead
         command, env = injected_command(line, env)
-        code, stopped_by = run_foreground(command, env)
+        code, stopped_by = run_foreground(command, env, stdout=job_stdout)
         for tmp in staging.glob(TEMPORARY_LOGS):
             tmp.unlink()  # a rank aborted while writing: never a log, never to be kept
         logs = [_move_into(log, outdir) for log in sorted(staging.glob("*.swlog"))]

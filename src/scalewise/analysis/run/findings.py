@@ -228,8 +228,14 @@ def _locality(a: RunAnalysis) -> Finding | None:
     offsets = nb.top_offsets.head(4)
     offs = ", ".join(f"{int(o):+d}" for o in offsets["offset"])
     n = a.matrix.nranks
-    where = (f"{_pct(100 * share)} of bytes stay within +-{plural(k, 'rank')}" if k < n // 2 else
-             f"partners up to {plural(n // 2, 'rank')} apart, as far as {n} ranks allow (no locality to speak of)")
+    # Offsets wrap around the world (matrix.py), so no partner is more than n // 2 ranks away: a share
+    # "within +-k" says something only for k below that, and at 2 or 3 ranks nothing is.
+    if n <= 3:
+        where = f"at {n} ranks every rank neighbours every other, so locality cannot show"
+    elif k < n // 2:
+        where = f"{_pct(100 * share)} of bytes stay within +-{plural(k, 'rank')} (of at most {n // 2} at {n} ranks)"
+    else:
+        where = f"partners up to {plural(n // 2, 'rank')} apart, as far as {n} ranks allow (no locality to speak of)"
     text = (f"Point-to-point traffic: {where}; "
             f"each rank talks to {plural(nb.peers.percentiles[50], 'peer')} (median, max {nb.peers.max:g}); "
             f"busiest offsets {offs}.")

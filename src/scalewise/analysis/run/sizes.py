@@ -5,6 +5,12 @@ The runtime keeps one log2 histogram per (rank, function): bin 0 counts
 Test, ... rows hold the sizes of the non-blocking messages they complete, so
 their histograms answer "what sizes does MPI_Waitall wait for", the question
 the reference studies ask; those rows are flagged ``credited``.
+
+A bin alone only says a message lies between two powers of two.  Where a
+rank's messages of one function all fall in one bin, that rank's byte total
+over its count is their mean size, which is the size itself when they are all
+alike (a halo face, a fixed buffer): ``size`` carries it, so a sentence can
+quote 97.7 KiB rather than the bin's 64 KiB or 128 KiB edge.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ def bin_label(b: int) -> str:
 class SizeDistribution:
     """P4: counts per (function, size bin) summed over ranks."""
 
-    counts: pd.DataFrame  # function, fclass, credited, bin, lo, hi, label, count, pct_of_function
+    counts: pd.DataFrame  # function, fclass, credited, bin, lo, hi, label, count, pct_of_function, size_min, size_max
     by_function: pd.DataFrame  # function, fclass, credited, messages, smallest_lo, largest_hi, mode_bin, mode_label, mode_pct
     bins: list[int]  # every bin that occurs, ascending (the figure's x axis)
     functions: list[str]  # functions with a histogram, most messages first
@@ -47,7 +53,8 @@ def size_distribution(profile: Profile) -> SizeDistribution:
     """Histogram counts per function over all ranks, with per-function summaries."""
     h = profile.hist
     if h.empty:
-        empty = pd.DataFrame(columns=["function", "fclass", "credited", "bin", "lo", "hi", "label", "count", "pct_of_function"])
+        empty = pd.DataFrame(columns=["function", "fclass", "credited", "bin", "lo", "hi", "label", "count",
+                                      "pct_of_function", "size_min", "size_max"])
         summary = pd.DataFrame(columns=["function", "fclass", "credited", "messages", "smallest_lo", "largest_hi",
                                         "mode_bin", "mode_label", "mode_pct"])
         return SizeDistribution(empty, summary, [], [])
@@ -63,7 +70,9 @@ def size_distribution(profile: Profile) -> SizeDistribution:
     g["count"] = g["count"].astype(np.int64)
     fn_total = g.groupby("function")["count"].transform("sum")
     g["pct_of_function"] = 100.0 * g["count"] / fn_total
-    counts = g[["function", "fclass", "credited", "bin", "lo", "hi", "label", "count", "pct_of_function"]].reset_index(drop=True)
+    g = g.merge(_mean_sizes(profile), on=["function", "bin"], how="left")
+    counts = g[["function", "fclass", "credited", "bin", "lo", "hi", "label", "count", "pct_of_function",
+                "size_min", "size_max"]].reset_index(drop=True)
 
     rows = []
     for fn, part in counts.groupby("function", sort=False):
@@ -77,10 +86,28 @@ def size_distribution(profile: Profile) -> SizeDistribution:
     return SizeDistribution(counts, by_function, sorted(counts["bin"].unique().tolist()), by_function["function"].tolist())
 
 
-def size_range(dist: SizeDistribution, function: str, coverage: float = 0.9) -> tuple[int, int] | None:
-    """Lower edges of the smallest and of the largest of the busiest bins that together hold ``coverage`` of
-    a function's messages: the largest message is at least ``hi`` bytes and below twice that.  (A bin's upper
-    edge would overstate: a 64 KiB message sits in bin [64 KiB, 128 KiB).)
+def _mean_sizes(profile: Profile) -> pd.DataFrame:
+    """Per (function, bin): the smallest and largest mean message size over the ranks whose messages of that
+    function all fall in that one bin (NaN where no rank does).
+
+    A mean outside its bin means the byte total counts more than the histogram (MPI_Sendrecv counts both
+    directions): such ranks give no size."""
+    h, f = profile.hist, profile.functions
+    per_rank = h[h["count"] > 0].groupby(["rank", "function"]).agg(bins=("bin", "nunique"), bin=("bin", "first"),
+                                                                    lo=("lo", "first"), hi=("hi", "first"),
+                                                                    count=("count", "sum"))
+    single = per_rank[per_rank["bins"] == 1].join(f.set_index(["rank", "function"])["bytes"], how="inner")
+    single["mean"] = single["bytes"] / single["count"]
+    single = single[(single["mean"] >= single["lo"]) & (single["mean"] < single["hi"])]
+    sizes = single.groupby(["function", "bin"])["mean"].agg(size_min="min", size_max="max").reset_index()
+    return sizes.astype({"bin": int})
+
+
+def size_range(dist: SizeDistribution, function: str, coverage: float = 0.9) -> tuple[float, float] | None:
+    """The smallest and the largest message size among the busiest bins that together hold ``coverage`` of a
+    function's messages: the mean size where a rank's messages pin it down (see the module), else the bin's
+    lower edge, so a 65,536-byte message reads 64 KiB and a 100,000-byte one 97.7 KiB; never a bin's upper edge,
+    which would overstate (a 64 KiB message sits in bin [64 KiB, 128 KiB)).
 
     Bins are taken largest count first until they hold the requested share,
     so a finding can say "the messages it completes are 64 KiB to 4 MiB"
@@ -92,4 +119,11 @@ def size_range(dist: SizeDistribution, function: str, coverage: float = 0.9) -> 
     part = part.sort_values(["count", "bin"], ascending=[False, True])
     share = part["count"].cumsum() / part["count"].sum()
     keep = part.iloc[: int(np.searchsorted(share.to_numpy(), coverage - 1e-12)) + 1]
-    return int(keep["lo"].min()), int(keep["lo"].max())
+    low, high = keep.loc[keep["bin"].idxmin()], keep.loc[keep["bin"].idxmax()]
+    smallest = low["size_min"] if pd.notna(low["size_min"]) else low["lo"]
+    largest = high["size_max"] if pd.notna(high["size_max"]) else high["lo"]
+    return _whole(smallest), _whole(largest)
+
+
+def _whole(size: float) -> float:
+    return int(size) if float(size).is_integer() else float(size)

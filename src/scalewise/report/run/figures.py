@@ -24,7 +24,7 @@ from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution
 from scalewise.analysis.run.volume import DataVolume
 from scalewise.formatting import human_bytes
-from scalewise.report.style import BYTES, CLASS_COLOURS, COUNT, label_inches
+from scalewise.report.style import BYTES, CLASS_COLOURS, COUNT, label_inches, legend_beside
 
 # Up to this many ranks a per-rank figure draws one bar per rank.
 MAX_BARS = 64
@@ -50,7 +50,7 @@ def _figure(width: float, height: float, left: float = 0.75, bottom: float = 0.6
 
 def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
     """P1: MPI vs compute time per rank, ranks ordered by MPI share of their wall time."""
-    fig = _figure(8.0, 3.6, bottom=0.75 if len(b.sorted_by_mpi) > 24 else 0.6, right=1.1)
+    fig = _figure(8.0, 3.6, bottom=0.75 if len(b.sorted_by_mpi) > 24 else 0.6)
     ax = fig.add_subplot()
     s = b.sorted_by_mpi
     if len(s) <= MAX_BARS:
@@ -71,7 +71,7 @@ def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
         ax.set_xlabel(f"{len(s):,} ranks ordered by MPI share (position, not rank id)")
     ax.set_ylabel("seconds")
     ax.set_title(f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall", fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)  # outside: bars fill the plot
+    legend_beside(fig, *ax.get_legend_handles_labels())
     return fig
 
 
@@ -188,8 +188,8 @@ def p5_locality(nb: Neighbourhood) -> Figure:
     ax.set_ylim(0, 105)
     ax.set_xlabel("distance k = |receiver - sender| (ranks)")
     ax.set_ylabel("% within +-k")
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
     ax.set_title("How local is the point-to-point traffic", fontsize=10)
+    legend_beside(fig, *ax.get_legend_handles_labels())
     return fig
 
 
@@ -206,7 +206,7 @@ def binary_byte_axis(ax, top: float, ticks: int = 4) -> None:
 
 def p6_data_per_rank(v: DataVolume) -> Figure:
     """P6: data sent per rank (point-to-point, collective, one-sided) and the job total."""
-    fig = _figure(8.0, 3.6, left=0.95, bottom=0.75 if len(v.sorted_by_total) > 24 else 0.6, right=1.3)
+    fig = _figure(8.0, 3.6, left=0.95, bottom=0.75 if len(v.sorted_by_total) > 24 else 0.6)
     ax = fig.add_subplot()
     s = v.sorted_by_total
     parts = [("p2p_sent", "point-to-point", "#3b75af"), ("collective", "collective", MPI), ("rma", "one-sided", "#7b5ea7")]
@@ -230,5 +230,5 @@ def p6_data_per_rank(v: DataVolume) -> Figure:
     binary_byte_axis(ax, float(bottom.max()) if len(bottom) else 0.0)
     ax.set_ylabel("bytes sent")
     ax.set_title(f"Data per rank; {human_bytes(v.total)} in total over all ranks", fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)  # outside: bars fill the plot
+    legend_beside(fig, *ax.get_legend_handles_labels())
     return fig

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from scalewise.formatting import human_bytes, when
+from scalewise.formatting import human_bytes, plural, when
 from scalewise.model.profile import Profile
 
 
@@ -43,7 +43,7 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
     hosts = _hosts(profile)
     per_host = profile.ranks.groupby("host")["rank"].count() if not profile.ranks.empty else {}
     # Placement: how many ranks ran on each host (when more than one host took part).
-    names = [f"{h} ({per_host[h]} ranks)" if len(hosts) > 1 and h in per_host else h for h in hosts]
+    names = [f"{h} ({plural(per_host[h], 'rank')})" if len(hosts) > 1 and h in per_host else h for h in hosts]
     shown = ", ".join(names[:8]) + (f", ... ({len(names) - 8} more)" if len(names) > 8 else "")
     start, end = profile.meta.get("start_time"), profile.meta.get("end_time")
     rows = [

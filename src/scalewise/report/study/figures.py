@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from scalewise.analysis.study.scaling import settings_label
-from scalewise.report.style import BYTES, CLASS_COLOURS, PERCENT, label_inches
+from scalewise.report.style import BYTES, CLASS_COLOURS, PERCENT, label_inches, legend_beside
 
 MAX_PANELS = 12
 PANEL_COLUMNS = 3
@@ -166,7 +166,7 @@ def p8_comm_share(comm: pd.DataFrame, top: list[str]) -> Figure:
         ax.set_xlabel("% of wall time in MPI", fontsize=8)
         context = g["context"].iloc[0]
         ax.set_title(f"{g['axis'].iloc[0]} ({context})" if context else g["axis"].iloc[0], fontsize=9)
-    axes[0].legend(fontsize=7, loc="lower right")
+    legend_beside(fig, *axes[0].get_legend_handles_labels())  # every panel has the same functions and colours
     return fig
 
 
