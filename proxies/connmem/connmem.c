@@ -111,6 +111,17 @@ int main(int argc, char **argv) {
         MPI_Waitall(n, req, st);
     }
     for (int other = 0; other < size; other++) peers += is_peer(mode, rank, other, size);
+    /* A connection may still be settling (two ranks that connected to each
+     * other at once, an accept not yet handled): drive progress until the
+     * socket count holds still for 50 ms, at most 1 s. */
+    for (long long i = 0, prev = -1, still = 0; i < 100 && still < 5; i++) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        long long now = socket_count();
+        still = now == prev ? still + 1 : 0;
+        prev = now;
+        usleep(10000);
+    }
     long long touched = rss_bytes(), sockets_touched = socket_count();
     tcp_totals(tcp_touched);
     char host[64] = "?";
