@@ -48,7 +48,7 @@ def test_run_with_failures_exits_1(write_study, swtest_dir):
     result = runner.invoke(study, ["run", "--quiet", str(path)])
     assert result.exit_code == 1 and "ran 2 failed" in result.output
     status = runner.invoke(study, ["status", str(path)])
-    assert "2 failed" in status.output and ": exit code 4" in status.output
+    assert "2 failed" in status.output and ": exited with code 4" in status.output
     as_json = json.loads(runner.invoke(study, ["status", "--json", str(path)]).output)
     assert as_json["counts"] == {"failed": 2} and [r["status"] for r in as_json["failed"]] == ["failed", "failed"]
 

@@ -37,6 +37,7 @@ class Planted:
     reason: str | None = None
     profile: Profile | None = None
     custom: tuple = field(default_factory=tuple)
+    cores: int = 64  # cores of the node the run had: planted runs are not oversubscribed unless asked
 
     def run_id(self) -> str:
         key = f"{self.app}/{self.mpi}/{self.transport}/{self.ranks}/{self.nodes}/{self.custom}/{self.repetition}"
@@ -103,7 +104,8 @@ def write_study_db(folder: Path, runs: list[Planted], name: str = "planted") -> 
                 started_at="2025-01-01T00:00:00+00:00", ended_at="2025-01-01T00:00:10+00:00", fom=fom,
                 fom_name=p.fom_name or ("wall" if p.fom is None else "fom"), fom_unit="s" if p.fom is None else "x/s",
                 higher_is_better=p.higher_is_better if p.higher_is_better is not None else p.fom is not None,
-                world_size=p.ranks, profile_path=rel, provenance={"mpi_version": f"{p.mpi} 1.0"}))
+                world_size=p.ranks, profile_path=rel, cores_per_node=p.cores, placed_per_node=-(-p.ranks // p.nodes),
+                oversubscribed=-(-p.ranks // p.nodes) > p.cores, provenance={"mpi_version": f"{p.mpi} 1.0"}))
         store.end_session(session)
     finally:
         store.close()
