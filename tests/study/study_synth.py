@@ -112,7 +112,7 @@ def write_study_db(folder: Path, runs: list[Planted], name: str = "planted") -> 
     return folder / "results.sqlite"
 
 
-def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, profiles=True) -> list[Planted]:
+def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, profiles=True, cores=64) -> list[Planted]:
     """Open MPI vs MPICH at 1, 2, 4 ranks, three repetitions, strong scaling of a 40 s job.
 
     MPICH is ``slow_at_4`` times slower at 4 ranks and ``slow_elsewhere`` times
@@ -125,5 +125,5 @@ def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, prof
                 slow = 1.0 if mpi == "openmpi" else (slow_at_4 if ranks == 4 else slow_elsewhere)
                 wall = 40.0 / ranks * slow * j
                 prof = halo_profile(ranks, 0.8 * wall, 0.5 * ranks, 0.1 * wall) if profiles else None
-                runs.append(Planted(mpi=mpi, ranks=ranks, repetition=rep, wall=wall, profile=prof))
+                runs.append(Planted(mpi=mpi, ranks=ranks, repetition=rep, wall=wall, profile=prof, cores=cores))
     return runs

@@ -113,7 +113,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
     """B8: how far each series scales at or above GOOD_EFFICIENCY, and where it ends."""
     out = []
     s = trusted(a, a.scalability[~a.scalability["base_missing"].astype(bool)])
-    # An efficiency is a ratio of two medians: both need the repetitions a comparison needs.
+    # An efficiency is a ratio of two medians: both need the repetitions a comparison needs, and the
+    # last scale's efficiency is said only when the noise rule tells it from perfect scaling or it is good.
     s = s[(s["n"] >= MIN_REPS) & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)]
     keys = [k for k in a.scale.series if k in a.swept] or ["app"]
     for _, g in s.groupby(a.scale.series, sort=False, dropna=False) if a.scale.series else [((), s)]:
@@ -121,6 +122,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
         if len(g) < 2:
             continue
         last, base_at = g.iloc[-1], g.iloc[0]["base_scale"]
+        if not last["efficiency_decided"] and last["efficiency"] < GOOD_EFFICIENCY:
+            continue  # a loss the repetitions cannot tell from noise
         good = g[g["efficiency"] >= GOOD_EFFICIENCY]
         label = settings_label(last, keys)
         if last["efficiency"] >= GOOD_EFFICIENCY:
@@ -131,7 +134,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
             reach = (f"stays at or above {GOOD_EFFICIENCY:.0%} up to {at(a.scale, good[a.scale.axis].max())} and "
                      if good[a.scale.axis].max() > base_at else "")
             text = (f"{label}: {a.scaling_mode} scaling efficiency {reach}falls to {last['efficiency']:.0%} at "
-                    f"{at(a.scale, last[a.scale.axis])} (speedup {last['speedup']:.2f} of an ideal "
+                    f"{at(a.scale, last[a.scale.axis])} (95% interval {last['efficiency_lo']:.0%}-"
+                    f"{last['efficiency_hi']:.0%}; speedup {last['speedup']:.2f} of an ideal "
                     f"{last['ideal']:.2f}, against {at(a.scale, base_at)}).")
         out.append(Finding("scaling", text, {"efficiency": float(last["efficiency"]),
                                                   "scale": last[a.scale.axis], "base": base_at,

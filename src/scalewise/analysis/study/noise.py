@@ -64,6 +64,22 @@ def ratio_interval(a: np.ndarray, b: np.ndarray, higher_is_better: bool,
     return float(ratio), float(lo), float(hi)
 
 
+def efficiency(point, base, ideal: float, higher_is_better: bool) -> Verdict:
+    """The scaling efficiency of ``point`` against ``base`` with its bootstrap interval.
+
+    ``claimed`` when the interval lies wholly outside ``1 +- margin``: a loss
+    (or a superlinear gain) the repetitions can tell from noise.
+    """
+    p, b = np.asarray(point, dtype=float), np.asarray(base, dtype=float)
+    margin = max(MARGIN, scatter(p), scatter(b))
+    top, bottom = (p, b * ideal) if higher_is_better else (b, p * ideal)
+    eff = float(np.median(top) / np.median(bottom))
+    if min(len(p), len(b)) < MIN_REPS:
+        return Verdict(eff, np.nan, np.nan, margin, False, "too-few")
+    ratio, lo, hi = ratio_interval(top, bottom, True)
+    return Verdict(ratio, lo, hi, margin, bool(hi < 1 - margin or lo > 1 + margin), "bootstrap")
+
+
 def judge(a, b, higher_is_better: bool, rng: np.random.Generator | None = None) -> Verdict:
     """Whether side ``a`` is claimed better than side ``b`` (call it with the better median first)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis.study import noise
 from scalewise.errors import ScalewiseError
 from scalewise.model.runset import RunSet
 
@@ -161,17 +162,21 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, m
         for row in g.to_dict("records"):
             if at_base.empty:
                 row |= {"base_scale": want, "base_median": np.nan, "speedup": np.nan, "ideal": np.nan,
-                        "efficiency": np.nan, "base_run_ids": "", "base_missing": True}
+                        "efficiency": np.nan, "efficiency_lo": np.nan, "efficiency_hi": np.nan,
+                        "efficiency_decided": False, "base_run_ids": "", "base_missing": True}
             else:
                 b = at_base.iloc[0]
                 hib = bool(row["higher_is_better"])
                 speedup = row["median"] / b["median"] if hib else b["median"] / row["median"]
                 ideal = ideal_speedup(row[scale.axis] / b[scale.axis], mode, row["metric"], hib)
+                v = noise.efficiency(row["values"], b["values"], ideal, hib)
                 row |= {"base_scale": b[scale.axis], "base_median": b["median"], "speedup": speedup, "ideal": ideal,
-                        "efficiency": speedup / ideal, "base_run_ids": b["run_ids"], "base_missing": False}
+                        "efficiency": speedup / ideal, "efficiency_lo": v.lo, "efficiency_hi": v.hi,
+                        "efficiency_decided": v.claimed, "base_run_ids": b["run_ids"], "base_missing": False,
+                        "oversubscribed": bool(row["oversubscribed"] or b["oversubscribed"])}
             rows.append(row)
-    cols = list(summary.columns) + ["base_scale", "base_median", "speedup", "ideal", "efficiency", "base_run_ids",
-                                    "base_missing"]
+    cols = list(summary.columns) + ["base_scale", "base_median", "speedup", "ideal", "efficiency", "efficiency_lo",
+                                    "efficiency_hi", "efficiency_decided", "base_run_ids", "base_missing"]
     return pd.DataFrame(rows, columns=cols)
 
 
