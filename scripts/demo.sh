@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: the bundled study (examples/studies/demo.yaml: the proxy apps at
-# 1, 2 and 4 ranks x Open MPI and MPICH x shared memory and TCP, profiled, 3
-# repetitions), its study report, and a one-run profile report of the sem app.
+# 1 and 2 ranks, sem also at 4, x Open MPI and MPICH x shared memory and TCP,
+# profiled, 4 repetitions), its study report, and a one-run profile report of
+# the sem app.
 # Everything it writes goes under out/.  Re-running resumes the study.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -19,9 +19,8 @@ ideal.  For a lower-is-better figure of merit the speedup is inverted (base /
 value).  The ideal depends on the study's scaling mode (``scaling:`` in the
 study file): strong scaling (the same problem on more ranks) ideally runs
 s / s_base times faster; weak scaling (the problem grows with the ranks)
-ideally keeps its time, so the ideal is 1 for jobs per day and time-like
-figures of merit, and s / s_base only for a higher-is-better rate of the
-whole job's work.
+ideally keeps its performance, so the ideal speedup is 1 (a figure of merit
+that counts the whole job's work should then be given per rank).
 """
 
 from __future__ import annotations
@@ -134,11 +133,9 @@ def scale_of(summary: pd.DataFrame, keys: list[str]) -> Scale:
     return Scale("ranks", [k for k in keys if k != "ranks"])
 
 
-def ideal_speedup(ratio: float, mode: str, metric: str, higher_is_better: bool) -> float:
+def ideal_speedup(ratio: float, mode: str) -> float:
     """The speedup a perfectly scaling series reaches at ``ratio`` = s / s_base (see the module docstring)."""
-    if mode == "weak" and (metric == JOBS_PER_DAY or not higher_is_better):
-        return 1.0
-    return ratio
+    return 1.0 if mode == "weak" else ratio
 
 
 def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, mode: str = "strong") -> pd.DataFrame:
@@ -168,7 +165,7 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, m
                 b = at_base.iloc[0]
                 hib = bool(row["higher_is_better"])
                 speedup = row["median"] / b["median"] if hib else b["median"] / row["median"]
-                ideal = ideal_speedup(row[scale.axis] / b[scale.axis], mode, row["metric"], hib)
+                ideal = ideal_speedup(row[scale.axis] / b[scale.axis], mode)
                 v = noise.efficiency(row["values"], b["values"], ideal, hib)
                 row |= {"base_scale": b[scale.axis], "base_median": b["median"], "speedup": speedup, "ideal": ideal,
                         "efficiency": speedup / ideal, "efficiency_lo": v.lo, "efficiency_hi": v.hi,
