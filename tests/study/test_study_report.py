@@ -121,3 +121,19 @@ def test_study_file_declares_the_scaling_base_and_the_command_line_wins(planted,
     assert set(pd.read_csv(tmp_path / "a" / "scalability.csv")["base_scale"]) == {2}
     _report(study_file, tmp_path / "b.html", "--csv", str(tmp_path / "b"), "--base", "ranks=1", "--include-stale")
     assert set(pd.read_csv(tmp_path / "b" / "scalability.csv")["base_scale"]) == {1}
+
+
+def test_the_page_opens_with_caveats_and_marks_oversubscribed_rows(browser, artifacts, planted):
+    db = planted(mpi_race(cores=2))
+    page = artifacts / "oversubscribed.html"
+    _report(db, page)
+    _open(browser, page, artifacts, "oversubscribed")
+    caveats = json.loads(browser.evaluate(
+        "JSON.stringify(Array.from(document.querySelectorAll('#opening [data-caveat]')).map(p => p.textContent))"))
+    assert len(caveats) == 1 and "6 of 18 successful runs were oversubscribed" in caveats[0]
+    assert browser.evaluate("document.querySelectorAll('#key-findings li').length") <= 10
+    marked = browser.evaluate(
+        "document.querySelectorAll('#performance-table [data-oversubscribed=\"true\"]').length")
+    assert marked == 2, "both 4-rank configurations are marked"
+    rule = browser.evaluate("document.querySelector('#comparison-table tr[data-rule=\"oversubscribed\"]') !== null")
+    assert rule and browser.evaluate("document.querySelector('#energy-assumptions').dataset.given") == "false"

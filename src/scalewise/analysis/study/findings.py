@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.study import compare, energy, scaling
-from scalewise.analysis.study.comparison_findings import COMPARISON_RULES, gain_text
+from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
 from scalewise.analysis.study.noise import MIN_REPS
 from scalewise.analysis.study.profile import comm_share, function_scaling, growth, profile_scaling, top_functions
 from scalewise.analysis.study.profile_findings import PROFILE_RULES
 from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.analysis.study.setup import axes_rows, setup_rows
-from scalewise.formatting import num
 from scalewise.model.runset import StudyResults
 
 # Scaling efficiency called "good" from this fraction (the studies quote ">90%").
