@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: the bundled study (examples/studies/demo.yaml: the proxy apps at
-# 1, 2 and 4 ranks x Open MPI and MPICH x shared memory and TCP, profiled, 3
-# repetitions), its study report, a one-run profile report of the sem app, and
-# (as root) examples/studies/demo-cluster.yaml on emulated nodes (B1 / P8).
+# 1 and 2 ranks, sem also at 4, x Open MPI and MPICH x shared memory and TCP,
+# profiled, 4 repetitions), its study report, a one-run profile report of the
+# sem app, and (as root) examples/studies/demo-cluster.yaml on emulated nodes
+# (B1 / P8).
 # Everything it writes goes under out/.  Re-running resumes the study.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -16,9 +16,12 @@ def load(path) -> Profile:
     return read_profile(path)
 
 
-def open_study(path) -> StudyResults:
-    """Read a study's results (its study file, output folder or ``results.sqlite``) into :class:`StudyResults`."""
-    return read_results(path)
+def open_study(path, include_stale: bool = False) -> StudyResults:
+    """Read a study's results (its study file, output folder or ``results.sqlite``) into :class:`StudyResults`.
+
+    Runs of points no longer in the study file are left out unless ``include_stale``;
+    the ``stale`` column marks them."""
+    return read_results(path, include_stale=include_stale)
 
 
 __all__ = ["__version__", "Profile", "RunSet", "StudyResults", "load", "open_study"]

@@ -48,7 +48,7 @@ def test_run_with_failures_exits_1(write_study, swtest_dir):
     result = runner.invoke(study, ["run", "--quiet", str(path)])
     assert result.exit_code == 1 and "ran 2 failed" in result.output
     status = runner.invoke(study, ["status", str(path)])
-    assert "2 failed" in status.output and ": exit code 4" in status.output
+    assert "2 failed" in status.output and ": exited with code 4" in status.output
     as_json = json.loads(runner.invoke(study, ["status", "--json", str(path)]).output)
     assert as_json["counts"] == {"failed": 2} and [r["status"] for r in as_json["failed"]] == ["failed", "failed"]
 
@@ -70,3 +70,49 @@ def test_bad_file_is_a_one_line_error(write_study):
     result = CliRunner().invoke(study, ["plan", str(path)])
     assert result.exit_code == 2
     assert result.output == "scalewise: error: study.yaml:2: applications: must not be empty\n"
+
+
+def test_status_report_and_open_study_agree_on_the_runs_of_the_study_as_it_is_now(write_study, swtest_dir, tmp_path):
+    """A bad parameter set fails; the user drops it from the file: its runs are stale everywhere."""
+    import scalewise
+    from scalewise.cli.main import cli
+
+    text = f"""name: fixed
+applications:
+  swtest:
+    command: ["{swtest_dir}/{{mpi}}/swtest"]
+    fom: {{source: result_line}}
+parameter_sets:
+  ring:
+    cvars: {{ALLREDUCE_INTRA_ALGORITHM: ring}}
+axes:
+  ranks: [1]
+  mpi: [mpich]
+  params: [default, ring]
+repetitions: 2
+timeout: 30
+"""
+    path = write_study(text)
+    runner = CliRunner()
+    assert runner.invoke(study, ["run", "--quiet", str(path)]).exit_code == 1
+    path.write_text(text.replace("params: [default, ring]", "params: [default]"))
+    status = runner.invoke(study, ["status", str(path)])
+    assert "fixed: 2 planned: 2 ok" in status.output and "2 stale runs kept in the store" in status.output
+    assert len(scalewise.open_study(path).runs) == 2
+    assert len(scalewise.open_study(path, include_stale=True).runs) == 4
+    page = tmp_path / "r.html"
+    report = runner.invoke(cli, ["study", "report", str(path), "-o", str(page)])
+    assert report.exit_code == 0 and "fixed: 2 runs" in report.output, report.output
+    html = page.read_text()
+    assert 'data-metric="failed" data-value="0"' in html and 'id="failed-table"' not in html
+    # The next campaign marks them in the store too, so the database alone agrees.
+    assert runner.invoke(study, ["run", "--quiet", str(path)]).exit_code == 0
+    stale = scalewise.open_study(_db_of(path), include_stale=True).runs
+    assert stale["stale"].sum() == 2 and set(stale.loc[stale["stale"], "params"]) == {"ring"}
+    assert len(scalewise.open_study(_db_of(path)).runs) == 2
+
+
+def _db_of(path):
+    from scalewise.campaign.store import store_path
+    from scalewise.campaign.study import load_study
+    return store_path(load_study(path))

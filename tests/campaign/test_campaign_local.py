@@ -97,7 +97,7 @@ timeout: 6
     assert summary.counts == {"ok": 1, "failed": 4, "timeout": 1}
     got = {r["app"]: r for r in _rows(loaded, "SELECT * FROM runs")}
     assert got["good"]["status"] == "ok"
-    assert got["exits"]["status"] == "failed" and got["exits"]["reason"] == "exit code 5"
+    assert got["exits"]["status"] == "failed" and got["exits"]["reason"] == "exited with code 5"
     assert got["reports_fail"]["reason"] == "application reported status=FAIL (check=2, exit code 3)"
     assert got["slow"]["status"] == "timeout" and got["slow"]["reason"] == "timed out after 6 s"
     assert got["slow"]["wall"] < 15
@@ -171,3 +171,39 @@ def test_missing_probe_fails_the_run_with_a_reason(swtest_dir, write_study, tmp_
     (run,) = _rows(loaded, "SELECT reason FROM runs")
     assert run["reason"] == (f"world-size probe for openmpi not built: {empty}/openmpi/libscalewise-probe.so "
                              "is missing (run `make runtime`)")
+
+
+def test_failure_reasons_say_why(swtest_dir, write_study):
+    """The reason names the cause: the aborting rank and code, the signal, the MPI's own error line."""
+    exe = f"{swtest_dir}/{{mpi}}/swtest"
+    text = f"""name: reasons
+applications:
+  aborts:
+    command: ["{exe}", --abort, "7"]
+  crashes:
+    command: ["{exe}", --segv]
+  plain:
+    command: ["{exe}"]
+parameter_sets:
+  ring:
+    cvars: {{ALLREDUCE_INTRA_ALGORITHM: ring}}
+axes:
+  ranks: [2]
+  mpi: [mpich]
+  params: [default, ring]
+exclude:
+  - {{app: [aborts, crashes], params: ring}}
+  - {{app: plain, params: default}}
+profile: true
+timeout: 20
+"""
+    loaded = load_study(write_study(text))
+    run_study(loaded, "local")
+    got = {r["app"]: r for r in _rows(loaded, "SELECT * FROM runs")}
+    assert got["aborts"]["reason"] == "rank 1 called MPI_Abort with error code 7 (exited with code 7)", got["aborts"]["reason"]
+    assert "SIGSEGV" in got["crashes"]["reason"], got["crashes"]["reason"]
+    bad = got["plain"]["reason"]
+    assert bad.startswith("exited with code") and "Invalid MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM value (ring)" in bad
+    assert {r["oversubscribed"] for r in got.values()} == {0 if os.cpu_count() >= 2 else 1}
+    assert {r["placed_per_node"] for r in got.values()} == {2}
+    assert {r["cores_per_node"] for r in got.values()} == {os.cpu_count()}

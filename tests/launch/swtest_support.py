@@ -18,9 +18,11 @@ from scalewise.cluster.slurm import base_config
 
 # Rank 0 echoes its arguments and the variables named in SWTEST_ECHO_ENV, then
 # prints the result line the proxy apps print.  --sleep S holds every rank in
-# MPI for S seconds, --exit N ends with status N, --fail reports status=FAIL.
+# MPI for S seconds, --exit N ends with status N, --fail reports status=FAIL,
+# --abort N has the last rank call MPI_Abort with code N, --segv crashes rank 0.
 SWTEST_C = r"""
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ SWTEST_C = r"""
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank, size, code = 0, fail = 0;
+    int rank, size, code = 0, fail = 0, abort_code = -1, segv = 0;
     double sleep_s = 0;
     const char *sz = "none";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -38,10 +40,14 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--exit") && i + 1 < argc) code = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) sz = argv[++i];
         else if (!strcmp(argv[i], "--fail")) fail = 1;
+        else if (!strcmp(argv[i], "--abort") && i + 1 < argc) abort_code = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--segv")) segv = 1;
     }
     double t0 = MPI_Wtime(), one = 1, sum = 0;
     MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (sleep_s > 0) usleep((useconds_t)(sleep_s * 1e6));
+    if (abort_code >= 0 && rank == size - 1) MPI_Abort(MPI_COMM_WORLD, abort_code);
+    if (segv && rank == 0) raise(SIGSEGV);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         for (int i = 0; i < argc; i++) printf("ARGV[%d]=%s\n", i, argv[i]);

@@ -37,6 +37,7 @@ class Planted:
     reason: str | None = None
     profile: Profile | None = None
     custom: tuple = field(default_factory=tuple)
+    cores: int = 64  # cores of the node the run had: planted runs are not oversubscribed unless asked
 
     def run_id(self) -> str:
         key = f"{self.app}/{self.mpi}/{self.transport}/{self.ranks}/{self.nodes}/{self.custom}/{self.repetition}"
@@ -103,14 +104,15 @@ def write_study_db(folder: Path, runs: list[Planted], name: str = "planted") -> 
                 started_at="2025-01-01T00:00:00+00:00", ended_at="2025-01-01T00:00:10+00:00", fom=fom,
                 fom_name=p.fom_name or ("wall" if p.fom is None else "fom"), fom_unit="s" if p.fom is None else "x/s",
                 higher_is_better=p.higher_is_better if p.higher_is_better is not None else p.fom is not None,
-                world_size=p.ranks, profile_path=rel, provenance={"mpi_version": f"{p.mpi} 1.0"}))
+                world_size=p.ranks, profile_path=rel, cores_per_node=p.cores, placed_per_node=-(-p.ranks // p.nodes),
+                oversubscribed=-(-p.ranks // p.nodes) > p.cores, provenance={"mpi_version": f"{p.mpi} 1.0"}))
         store.end_session(session)
     finally:
         store.close()
     return folder / "results.sqlite"
 
 
-def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, profiles=True) -> list[Planted]:
+def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, profiles=True, cores=64) -> list[Planted]:
     """Open MPI vs MPICH at 1, 2, 4 ranks, three repetitions, strong scaling of a 40 s job.
 
     MPICH is ``slow_at_4`` times slower at 4 ranks and ``slow_elsewhere`` times
@@ -123,5 +125,5 @@ def mpi_race(jitter=(0.97, 1.0, 1.03), slow_at_4=1.20, slow_elsewhere=1.01, prof
                 slow = 1.0 if mpi == "openmpi" else (slow_at_4 if ranks == 4 else slow_elsewhere)
                 wall = 40.0 / ranks * slow * j
                 prof = halo_profile(ranks, 0.8 * wall, 0.5 * ranks, 0.1 * wall) if profiles else None
-                runs.append(Planted(mpi=mpi, ranks=ranks, repetition=rep, wall=wall, profile=prof))
+                runs.append(Planted(mpi=mpi, ranks=ranks, repetition=rep, wall=wall, profile=prof, cores=cores))
     return runs

@@ -57,8 +57,12 @@ def test_study_file_folder_and_database_all_open(planted, tmp_path):
     db = planted(mpi_race(profiles=False))
     study_file = tmp_path / "s.yaml"
     study_file.write_text(f"name: planted\noutput: {db.parent}\napplications:\n  halo:\n    command: [./halo]\n")
-    for source in (db, db.parent, study_file):
+    for source in (db, db.parent):
         assert len(scalewise.open_study(source).runs) == 18
+    # The study file plans none of these runs: they are stale, kept in the store and left out unless asked.
+    assert scalewise.open_study(study_file).runs.empty
+    kept = scalewise.open_study(study_file, include_stale=True).runs
+    assert len(kept) == 18 and kept["stale"].all()
 
 
 def test_reading_never_writes(planted):

@@ -59,9 +59,9 @@ def test_planted_study_with_failures_renders_every_figure_and_claims(browser, ar
     assert [f["id"] for f in figs] == [s.id for s in figures_for(a)]
     for f in figs:
         assert f["img"] and f["complete"] and f["natural"] > 300, f
-    assert json.loads(browser.evaluate(SECTIONS)) == ["cards", "setup", "performance", "scalability", "profile",
-                                                      "comparisons", "summary"]
-    claim = [f for f in findings if f["kind"] == "faster"]
+    assert json.loads(browser.evaluate(SECTIONS)) == ["cards", "opening", "setup", "performance", "scalability",
+                                                      "profile", "comparisons", "summary"]
+    claim = [f for f in findings if f["kind"] == "cell"]
     assert len(claim) == 1 and "openmpi is 20.0% faster than mpich at 4 ranks" in claim[0]["text"]
     assert set(claim[0]["runs"].split(",")) == set(a.study.runs.loc[a.study.runs["ranks"] == 4, "run_id"])
     failed = [f for f in findings if f["kind"] == "failed"]
@@ -116,7 +116,24 @@ def test_study_file_declares_the_scaling_base_and_the_command_line_wins(planted,
     study_file = tmp_path / "declared.yaml"
     study_file.write_text(f"name: declared\napplications:\n  app:\n    command: [app]\noutput: {db.parent}\n"
                           "report:\n  base: {ranks: 2}\n")
-    _report(study_file, tmp_path / "a.html", "--csv", str(tmp_path / "a"))
+    # The planted runs are not this file's plan (their IDs are planted): --include-stale keeps them.
+    _report(study_file, tmp_path / "a.html", "--csv", str(tmp_path / "a"), "--include-stale")
     assert set(pd.read_csv(tmp_path / "a" / "scalability.csv")["base_scale"]) == {2}
-    _report(study_file, tmp_path / "b.html", "--csv", str(tmp_path / "b"), "--base", "ranks=1")
+    _report(study_file, tmp_path / "b.html", "--csv", str(tmp_path / "b"), "--base", "ranks=1", "--include-stale")
     assert set(pd.read_csv(tmp_path / "b" / "scalability.csv")["base_scale"]) == {1}
+
+
+def test_the_page_opens_with_caveats_and_marks_oversubscribed_rows(browser, artifacts, planted):
+    db = planted(mpi_race(cores=2))
+    page = artifacts / "oversubscribed.html"
+    _report(db, page)
+    _open(browser, page, artifacts, "oversubscribed")
+    caveats = json.loads(browser.evaluate(
+        "JSON.stringify(Array.from(document.querySelectorAll('#opening [data-caveat]')).map(p => p.textContent))"))
+    assert len(caveats) == 1 and "6 of 18 successful runs were oversubscribed" in caveats[0]
+    assert browser.evaluate("document.querySelectorAll('#key-findings li').length") <= 10
+    marked = browser.evaluate(
+        "document.querySelectorAll('#performance-table [data-oversubscribed=\"true\"]').length")
+    assert marked == 2, "both 4-rank configurations are marked"
+    rule = browser.evaluate("document.querySelector('#comparison-table tr[data-rule=\"oversubscribed\"]') !== null")
+    assert rule and browser.evaluate("document.querySelector('#energy-assumptions').dataset.given") == "false"

@@ -13,10 +13,10 @@ from typing import Any
 
 KIND_ORDER = [
     "failed", "note",  # what went wrong, and caveats on every number
-    "average", "faster",  # what helps, and by how much
+    "average", "faster", "interaction",  # what helps, by how much, and where it depends on other settings
     "scaling", "bound", "mpi-share", "dominant", "growth",  # how it scales, and why
     "calls", "overlap", "imbalance", "sizes", "locality", "energy", "volume",
-    "noise",  # what the repetitions cannot tell apart
+    "noise", "cell",  # what the repetitions cannot tell apart; each claimed cell a merged finding sums up
 ]
 
 

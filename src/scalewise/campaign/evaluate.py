@@ -18,6 +18,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from scalewise.campaign.failure import failure_reason
 from scalewise.campaign.studyfile import Fom
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Outcome
@@ -90,7 +91,7 @@ def world_from_profile(path: Path) -> tuple[int | None, list[str] | None, str | 
 
 
 def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Path | None,
-          probe_dir: Path | None) -> Verdict:
+          probe_dir: Path | None, stderr: str = "") -> Verdict:
     """The verdict on one launch (see the module docstring for the rules)."""
     results = result_lines(stdout)
     value, name, unit, hib, fom_problem = read_fom(spec, stdout, results, outcome.wall)
@@ -104,7 +105,7 @@ def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Pa
                          f"{_exit_reason(outcome.exit_code)})"
     elif outcome.exit_code != 0:
         verdict.status = "failed"
-        verdict.reason = outcome.reason or _exit_reason(outcome.exit_code)
+        verdict.reason = outcome.reason or failure_reason(outcome.exit_code, stderr, profile_path)
     elif world_problem:
         verdict.status, verdict.reason = "failed", world_problem
     elif bad := [r for r in results if r.get("ranks") not in (None, str(asked))]:

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from scalewise.analysis.run.rows import run_functions, run_metrics, run_sizes
+from scalewise.campaign.expand import expand
+from scalewise.campaign.placement import placement
 from scalewise.campaign.schema import DB_NAME, check_version
 from scalewise.campaign.store import store_path
 from scalewise.campaign.study import LoadedStudy, load_study
@@ -40,6 +42,12 @@ class ResultsSource:
     def declared_base(self) -> dict[str, int]:
         """The scaling base the study file declares under ``report: base:`` (empty without a study file)."""
         return dict(self.study.model.report.base) if self.study is not None else {}
+
+    def scaling_mode(self, results: StudyResults) -> str:
+        """``strong`` or ``weak``: the study file's ``scaling:``, else what the last campaign recorded."""
+        if self.study is not None:
+            return self.study.model.scaling
+        return results.info.get("scaling") or "strong"
 
 
 def locate_results(path: str | Path) -> ResultsSource:
@@ -114,9 +122,45 @@ def _attach_profiles(runs: pd.DataFrame, root: Path) -> tuple[pd.DataFrame, pd.D
     return out, fn, sz, notes
 
 
-def read_results(source: str | Path | ResultsSource, profiles: bool = True) -> StudyResults:
-    """Every run of the study with its settings, results, provenance and (optionally) profile metrics."""
-    db = (source if isinstance(source, ResultsSource) else locate_results(source)).database
+def _placement_and_staleness(runs: pd.DataFrame, sessions: pd.DataFrame, found: ResultsSource) -> pd.DataFrame:
+    """Fill ``cores_per_node``, ``placed_per_node``, ``oversubscribed`` and ``stale`` for every run.
+
+    Runs recorded before schema version 3 lack the placement: it is derived from
+    their session's CPU count and ranks over nodes.  With a study file, a run
+    is stale when the file no longer plans it (what ``study status`` counts);
+    without one, as the last ``study run`` marked it.
+    """
+    runs = runs.copy()
+    for col in ("cores_per_node", "placed_per_node", "oversubscribed"):
+        if col not in runs:
+            runs[col] = np.nan
+    cpus = dict(zip(sessions.get("session_id", []), sessions.get("cpu_count", [])))
+    fallback = next((int(c) for c in reversed(list(cpus.values())) if pd.notna(c)), None)
+    rows = []
+    for r in runs[["ranks", "nodes", "threads", "session_id", "cores_per_node", "placed_per_node"]].itertuples():
+        known = (int(r.cores_per_node), int(r.placed_per_node)) if pd.notna(r.cores_per_node) else None
+        host = cpus.get(r.session_id)
+        rows.append(placement(int(r.ranks), int(r.nodes), int(r.threads), known,
+                              int(host) if pd.notna(host) and host else fallback))
+    placed = pd.DataFrame(rows, columns=["cores_per_node", "placed_per_node", "oversubscribed"], index=runs.index)
+    runs[["cores_per_node", "placed_per_node"]] = placed[["cores_per_node", "placed_per_node"]].astype("Int64")
+    recorded = runs["oversubscribed"]
+    runs["oversubscribed"] = [bool(o) if pd.notna(o) else bool(p) for o, p in zip(recorded, placed["oversubscribed"])]
+    if found.study is not None:
+        planned = {r.run_id for r in expand(found.study)}
+        runs["stale"] = ~runs["run_id"].isin(planned)
+    else:
+        runs["stale"] = runs["stale"].fillna(0).astype(bool) if "stale" in runs else False
+    return runs
+
+
+def read_results(source: str | Path | ResultsSource, profiles: bool = True, include_stale: bool = False) -> StudyResults:
+    """Every run of the study with its settings, results, provenance and (optionally) profile metrics.
+
+    Runs of points no longer in the study file are left out unless ``include_stale``
+    (they stay in the database, marked ``stale``)."""
+    found = source if isinstance(source, ResultsSource) else locate_results(source)
+    db = found.database
     con = _connect(db)
     try:
         runs, settings = _runs_with_settings(con)
@@ -126,6 +170,9 @@ def read_results(source: str | Path | ResultsSource, profiles: bool = True) -> S
         session_prov = pd.read_sql("SELECT session_id, key, value FROM session_provenance ORDER BY session_id, key", con)
     finally:
         con.close()
+    runs = _placement_and_staleness(runs, sessions, found)
+    if not include_stale:
+        runs = runs[~runs["stale"]].reset_index(drop=True)
     root = db.parent
     notes: list[str] = []
     if profiles:

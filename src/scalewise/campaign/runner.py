@@ -22,6 +22,7 @@ from pathlib import Path
 from scalewise.campaign.build import Builder
 from scalewise.campaign.evaluate import judge
 from scalewise.campaign.expand import RunSpec, expand
+from scalewise.campaign.placement import placement
 from scalewise.campaign.prepare import check_runnable, prepare, run_dir
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.provenance import run_provenance, session_columns, session_provenance
@@ -104,7 +105,8 @@ def _campaign(loaded: LoadedStudy, runs: list[RunSpec], scheduler: Scheduler, st
               reporter: Reporter) -> CampaignSummary:
     study_sha = hashlib.sha256(loaded.text).hexdigest()
     store.set_study_info({"name": loaded.model.name, "description": loaded.model.description,
-                          "study_path": str(loaded.path), "study_sha256": study_sha})
+                          "study_path": str(loaded.path), "study_sha256": study_sha,
+                          "scaling": loaded.model.scaling})
     store.add_plan(runs)
     todo = select_todo(runs, store.statuses(), retry_failed)
     summary = CampaignSummary(planned=len(runs), skipped=len(runs) - len(todo))
@@ -160,15 +162,18 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
     job = prepared.job
     stdout = job.stdout.read_text(errors="replace") if job.stdout.exists() else ""
     spec = loaded.model.applications[run.app].fom
-    verdict = judge(outcome, run.ranks, spec, stdout, prepared.profile_path, prepared.probe_dir)
+    stderr = job.stderr.read_text(errors="replace") if job.stderr.exists() else ""
+    verdict = judge(outcome, run.ranks, spec, stdout, prepared.profile_path, prepared.probe_dir, stderr)
     profile = prepared.profile_path
+    cores, placed, oversubscribed = placement(run.ranks, run.nodes, run.threads, outcome.placement)
     return RunResult(
         status=verdict.status, reason=verdict.reason, exit_code=outcome.exit_code, wall=outcome.wall,
         started_at=outcome.started_at, ended_at=outcome.ended_at, fom=verdict.fom, fom_name=verdict.fom_name,
         fom_unit=verdict.fom_unit, higher_is_better=verdict.higher_is_better, world_size=verdict.world_size,
         hosts=outcome.hosts or verdict.hosts, stdout_path=_rel(job.stdout, base), stderr_path=_rel(job.stderr, base),
         profile_path=_rel(profile, base) if profile is not None and profile.exists() else None,
-        command=outcome.command, scheduler=scheduler.name, job_id=outcome.job_id,
+        command=outcome.command, scheduler=scheduler.name, job_id=outcome.job_id, cores_per_node=cores,
+        placed_per_node=placed, oversubscribed=oversubscribed,
         provenance=run_provenance(run.mpi, loaded.model.applications[run.app].variants[run.variant].flags,
                                   prepared.executable, job.env, study_sha)
         | {f"launcher.{k}": v for k, v in outcome.settings.items()})

@@ -106,6 +106,15 @@ MIGRATIONS: list[str] = [
         WHERE type = 'table' AND name = 'runs';
     PRAGMA writable_schema=RESET
     """,
+    # 3: where each run's ranks sat: the cores of a node, the ranks placed on the
+    # busiest node, and whether that oversubscribed it; and whether the run still
+    # belongs to the study file as last run (``stale`` = its point was dropped).
+    """
+    ALTER TABLE runs ADD COLUMN cores_per_node INTEGER;
+    ALTER TABLE runs ADD COLUMN placed_per_node INTEGER;
+    ALTER TABLE runs ADD COLUMN oversubscribed INTEGER;
+    ALTER TABLE runs ADD COLUMN stale INTEGER NOT NULL DEFAULT 0
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -16,6 +16,7 @@ class StudyStatus:
     started: bool  # False until the results database exists
     counts: dict[str, int] = field(default_factory=dict)  # planned runs by status; never-recorded ones are pending
     failed: list[sqlite3.Row] = field(default_factory=list)  # failed and timed-out runs, in plan order
+    stale: int = 0  # runs in the store whose points the file no longer plans (kept, not counted)
 
 
 def study_status(loaded: LoadedStudy) -> StudyStatus:
@@ -25,10 +26,11 @@ def study_status(loaded: LoadedStudy) -> StudyStatus:
         return StudyStatus(len(planned), started=False)
     store = Store(store_path(loaded))
     try:
-        rows = [r for r in store.runs() if r["run_id"] in planned]
+        stored = store.runs()
+        rows = [r for r in stored if r["run_id"] in planned]
     finally:
         store.close()
-    status = StudyStatus(len(planned), started=True)
+    status = StudyStatus(len(planned), started=True, stale=len(stored) - len(rows))
     for row in rows:
         status.counts[row["status"]] = status.counts.get(row["status"], 0) + 1
     if missing := len(planned) - len(rows):

@@ -51,6 +51,9 @@ class RunResult:
     command: list[str] | None = None
     scheduler: str | None = None
     job_id: str | None = None
+    cores_per_node: int | None = None  # cores available on each node the run used
+    placed_per_node: int | None = None  # ranks placed on the busiest node
+    oversubscribed: bool | None = None  # placed ranks x threads above the node's cores
     provenance: dict[str, str] | None = None
 
 
@@ -134,8 +137,10 @@ class Store:
         known = {r[0] for r in self.db.execute("SELECT run_id FROM runs")}
         new = [r for r in runs if r.run_id not in known]
         with self.transaction() as db:
-            for run in runs:  # positions follow the current file's order
-                db.execute("UPDATE runs SET position=? WHERE run_id=?", (run.position, run.run_id))
+            # Runs of points no longer in the file stay, marked stale; positions follow the current file.
+            db.execute("UPDATE runs SET stale=1")
+            for run in runs:
+                db.execute("UPDATE runs SET position=?, stale=0 WHERE run_id=?", (run.position, run.run_id))
             for run in new:
                 db.execute("INSERT INTO runs(run_id, position, app, variant, mpi, transport, params, nodes, ranks, "
                            "ranks_per_node, threads, repetition) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -169,8 +174,9 @@ class Store:
         provenance = values.pop("provenance") or {}
         values["hosts"] = ",".join(result.hosts) if result.hosts else None
         values["command"] = json.dumps(result.command) if result.command is not None else None
-        if result.higher_is_better is not None:
-            values["higher_is_better"] = int(result.higher_is_better)
+        for flag in ("higher_is_better", "oversubscribed"):
+            if values[flag] is not None:
+                values[flag] = int(values[flag])
         assignments = ", ".join(f"{k}=?" for k in values)
         with self.transaction() as db:
             db.execute(f"UPDATE runs SET {assignments} WHERE run_id=?", [*values.values(), run_id])

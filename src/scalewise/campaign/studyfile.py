@@ -178,5 +178,8 @@ class StudyFile(BaseModel):
     timeout: float = Field(600, gt=0)
     build_timeout: float = Field(1800, gt=0)
     profile: bool = False
+    # strong: the same problem on more ranks (ideal: s/s_base times faster);
+    # weak: the problem grows with the ranks (ideal: the same time at every scale).
+    scaling: Literal["strong", "weak"] = "strong"
     slurm: SlurmOptions = SlurmOptions()
     report: ReportOptions = ReportOptions()

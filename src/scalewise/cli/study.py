@@ -93,13 +93,16 @@ def status(file: str, as_json: bool) -> None:
     if as_json:
         keys = ("run_id", "status", "app", "mpi", "ranks", "repetition", "reason")
         echo_json({"name": loaded.model.name, "planned": now.planned, "started": now.started,
-                    "counts": now.counts or {"pending": now.planned},
+                    "counts": now.counts or {"pending": now.planned}, "stale": now.stale,
                     "failed": [{k: row[k] for k in keys} for row in now.failed]})
         return
     if not now.started:
         click.echo(f"{loaded.model.name}: {now.planned} planned, none run yet")
         return
     click.echo(f"{loaded.model.name}: {now.planned} planned: {_counts(now.counts)}")
+    if now.stale:
+        click.echo(f"  {now.stale} stale runs kept in the store: their points are no longer in the study file "
+                   "(reports leave them out; `study report --include-stale` keeps them)")
     for row in now.failed:
         click.echo(f"  {row['status']:<7} {row['run_id']} {row['app']} mpi={row['mpi']} ranks={row['ranks']} "
                    f"rep={row['repetition']}: {row['reason']}")

@@ -25,13 +25,19 @@ from scalewise.formatting import plural
               help="Scaling base, e.g. ranks=2 or nodes=1 (default: the smallest scale of each series).")
 @click.option("--metric", type=click.Choice(["auto", "fom", "jobs/day"]), default="auto", show_default=True,
               help="Performance: the figure of merit, jobs per day (86400 / wall), or auto (FOM when every run has one).")
-@click.option("--watts-per-node", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_WATTS_PER_NODE,
-              show_default=True, help="Power drawn by one node, for the energy section.")
+@click.option("--watts-per-node", type=click.FloatRange(min=0, min_open=True), default=None,
+              help=f"Power drawn by one node: energy becomes a finding (without it the energy section assumes "
+                   f"{DEFAULT_WATTS_PER_NODE:g} W and draws no conclusion).")
 @click.option("--price-per-kwh", type=click.FloatRange(min=0), default=DEFAULT_PRICE_PER_KWH, show_default=True,
               help="Electricity price per kWh, for the energy section.")
+@click.option("--include-oversubscribed", is_flag=True,
+              help="Draw findings from runs with more ranks than cores on a node too (each says so).")
+@click.option("--include-stale", is_flag=True,
+              help="Keep runs of points no longer in the study file (left out by default).")
 @json_option("the findings and every table of the report")
 def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: str | None, base: tuple[str, ...],
-           metric: str, watts_per_node: float, price_per_kwh: float, as_json: bool) -> None:
+           metric: str, watts_per_node: float | None, price_per_kwh: float, include_oversubscribed: bool,
+           include_stale: bool, as_json: bool) -> None:
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
     # matplotlib is imported here, not at start-up, so other commands and --help stay quick.
@@ -40,10 +46,11 @@ def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: st
 
     started = time.monotonic()
     found = locate_results(source)  # a study file is parsed once, here
-    study = read_results(found)
+    study = read_results(found, include_stale=include_stale)
     declared = parse_base(base) or found.declared_base
     analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
-                             price_per_kwh=price_per_kwh)
+                             price_per_kwh=price_per_kwh, scaling_mode=found.scaling_mode(study),
+                             include_oversubscribed=include_oversubscribed)
     output = output or (None if as_json else "study.html")  # --json alone writes no page
     page = write_study_html(output, analysis) if output else None
     for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):

@@ -29,6 +29,7 @@ class ClusterLaunch:
     ranks: int | None  # asked with -np / -n, when given
     ranks_per_node: int | None
     oversubscribed: bool
+    cores_per_node: int | None = None
 
 
 def _given(argv: list[str], *options: str) -> bool:
@@ -114,4 +115,4 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
         env, _ = with_mpich_ucx(transport_env("mpich", env), oversubscribed)
     else:
         raise ScalewiseError(f"cluster: no launch recipe for MPI flavour {flavour!r}")
-    return ClusterLaunch(out, env, ranks, per_node, oversubscribed)
+    return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)

@@ -55,7 +55,8 @@ class EmulatedScheduler(LocalScheduler):
         settings = dict(own.settings, **{"cluster.nodes": str(job.nodes), "cluster.link_bits": str(bits)})
         if line.oversubscribed:
             settings["cluster.oversubscribed"] = "1"
-        return Launch(line.argv, line.env, settings), c.hostnames
+        placement = (line.cores_per_node, line.ranks_per_node) if line.ranks_per_node else None
+        return Launch(line.argv, line.env, settings, placement), c.hostnames
 
 
 def needs_nodes(runs: list) -> bool:

@@ -52,6 +52,8 @@ class Launch:
     # What the launcher itself chose beyond the study's settings (e.g. yielding
     # when oversubscribed), as ``{"mca.name" | "env.NAME": value}``: recorded with the run.
     settings: dict[str, str] = field(default_factory=dict)
+    # (cores available on a node, ranks placed on the busiest node), when the scheduler knows them.
+    placement: tuple[int, int] | None = None
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Outcome:
     job_id: str | None = None
     hosts: list[str] | None = None
     settings: dict[str, str] = field(default_factory=dict)  # the launcher's own, see Launch.settings
+    placement: tuple[int, int] | None = None  # see Launch.placement
 
 
 class Launcher(ABC):

@@ -33,7 +33,9 @@ class LocalScheduler(Scheduler):
 
     def prepare_launch(self, job: Job) -> tuple[Launch, list[str]]:
         """The launch for ``job`` and the hosts it will run on."""
-        return self.launcher_for(job.mpi).launch(job, oversubscribe=self.oversubscribed(job)), [socket.gethostname()]
+        launch = self.launcher_for(job.mpi).launch(job, oversubscribe=self.oversubscribed(job))
+        launch.placement = (self.cores, job.ranks)
+        return launch, [socket.gethostname()]
 
     def run(self, job: Job) -> Outcome:
         launch, hosts = self.prepare_launch(job)
@@ -44,4 +46,4 @@ class LocalScheduler(Scheduler):
             reason = f"timed out after {job.timeout:g} s"
         return Outcome(exit_code=done.returncode, timed_out=done.timed_out, started_at=started, ended_at=utc_now(),
                        wall=done.wall, command=launch.argv, reason=reason, hosts=hosts,
-                       settings=launch.settings)
+                       settings=launch.settings, placement=launch.placement)

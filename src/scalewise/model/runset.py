@@ -45,6 +45,9 @@ PROFILE_METRICS = [
     "bytes",  # p2p + collective + one-sided: what the job put on the wire
     "bytes_per_rank",  # mean over ranks present
     "bytes_per_rank_max",
+    "load_balance",  # POP: mean compute time / largest compute time, 1 = balanced
+    "imbalance_share",  # (largest - mean compute) / run time: waiting for the slowest rank
+    "transfer_share",  # 1 - largest compute / run time: MPI time even the slowest rank spends
 ]
 FUNCTION_COLUMNS = ["run_id", "function", "fclass", "calls", "time", "bytes", "time_per_rank", "pct_mpi", "pct_wall"]
 SIZE_COLUMNS = ["run_id", "function", "fclass", "credited", "bin", "lo", "hi", "count"]

@@ -24,6 +24,10 @@ def run_metrics(profile: Profile) -> dict[str, float]:
     b, v = time_breakdown(profile), data_volume(profile)
     n = b.nranks_present
     f = profile.functions
+    # POP's split of the time lost to MPI: the ranks waiting for the slowest one
+    # (load imbalance), and what even the slowest rank spends in MPI (transfer).
+    runtime, c = b.wall.max, b.compute
+    balanced = c.mean / c.max if n and c.max > 0 else np.nan
     return {
         "prof_ranks": float(n),
         "rank_wall": b.total_wall,
@@ -38,6 +42,9 @@ def run_metrics(profile: Profile) -> dict[str, float]:
         "bytes": float(v.total),
         "bytes_per_rank": v.total / n if n else np.nan,
         "bytes_per_rank_max": v.per_rank_total.max if n else np.nan,
+        "load_balance": balanced,
+        "imbalance_share": (c.max - c.mean) / runtime if n and runtime > 0 else np.nan,
+        "transfer_share": 1.0 - c.max / runtime if n and runtime > 0 else np.nan,
     }
 
 

@@ -7,10 +7,11 @@ same.  The gain is how much better the winner is, in %:
 or a rate), ``(P_loser / P_winner - 1) * 100`` for a lower-is-better figure
 of merit; "235% better" means 3.35 times the performance.
 
-The noise guard: a difference is *claimed* only when the two noise intervals
-of the medians (see ``scalewise.analysis.study.scaling``) do not overlap.  When
-either side is a single run nothing is known about the noise, and a
-difference is claimed only from ``SINGLE_RUN_CLAIM_PCT`` up, marked as such.
+The noise rule (``analysis.study.noise``) decides which differences are
+*claimed*: at least three repetitions a side, and a bootstrap interval of the
+ratio of medians clear of 1 by a margin.  A pair involving an oversubscribed
+configuration (more ranks than cores on a node) is never claimed unless the
+caller opts in: its times measure the sharing of cores, not the setting.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis.study import noise
 from scalewise.analysis.study.scaling import SCALE_AXES, Scale, settings_label
 
-SINGLE_RUN_CLAIM_PCT = 10.0
-
-COMPARISON_COLUMNS = ["axis", "winner", "loser", "gain_pct", "claimed", "rule", "winner_median", "loser_median",
-                      "winner_interval", "loser_interval", "n_winner", "n_loser", "metric", "unit", "scale_axis",
-                      "scale", "context", "winner_run_ids", "loser_run_ids"]
+COMPARISON_COLUMNS = ["axis", "winner", "loser", "gain_pct", "claimed", "rule", "ratio_lo", "ratio_hi", "margin_pct",
+                      "winner_median", "loser_median", "winner_spread_pct", "loser_spread_pct", "n_winner", "n_loser",
+                      "oversubscribed", "metric", "unit", "scale_axis", "scale", "context", "winner_run_ids",
+                      "loser_run_ids"]
 
 
 def gain(a: float, b: float, higher_is_better: bool) -> float:
@@ -34,52 +35,54 @@ def gain(a: float, b: float, higher_is_better: bool) -> float:
     return 100.0 * ((a / b) if higher_is_better else (b / a)) - 100.0
 
 
-def _claim(w: dict, lo: dict, gain_pct: float) -> tuple[bool, str]:
-    if w["interval"] == "single" or lo["interval"] == "single":
-        return gain_pct >= SINGLE_RUN_CLAIM_PCT, "single"
-    disjoint = w["lo"] > lo["hi"] or w["hi"] < lo["lo"]
-    rule = "bootstrap95" if w["interval"] == lo["interval"] == "bootstrap95" else "range"
-    return bool(disjoint), rule
+def _pair(a: dict, b: dict, axis: str, scale: Scale, label_keys: list[str], include_oversubscribed: bool) -> dict:
+    hib = bool(a["higher_is_better"])
+    w, lo = (a, b) if gain(a["median"], b["median"], hib) >= 0 else (b, a)
+    v = noise.judge(w["values"], lo["values"], hib)
+    over = bool(w["oversubscribed"] or lo["oversubscribed"])
+    claimed, rule = v.claimed, v.rule
+    if over and not include_oversubscribed:
+        claimed, rule = False, "oversubscribed"
+    return {
+        "axis": axis, "winner": w[axis], "loser": lo[axis], "gain_pct": 100.0 * (v.ratio - 1), "claimed": claimed,
+        "rule": rule, "ratio_lo": v.lo, "ratio_hi": v.hi, "margin_pct": 100.0 * v.margin,
+        "winner_median": w["median"], "loser_median": lo["median"], "winner_spread_pct": w["spread_pct"],
+        "loser_spread_pct": lo["spread_pct"], "n_winner": w["n"], "n_loser": lo["n"], "oversubscribed": over,
+        "metric": w["metric"], "unit": w["unit"], "scale_axis": scale.axis, "scale": w[scale.axis],
+        "context": settings_label(w, [k for k in label_keys if k != axis and k not in SCALE_AXES]),
+        "winner_run_ids": w["run_ids"], "loser_run_ids": lo["run_ids"],
+    }
 
 
-def compare_axis(summary: pd.DataFrame, axis: str, scale: Scale, label_keys: list[str]) -> pd.DataFrame:
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.astype({"claimed": bool, "oversubscribed": bool, "gain_pct": float})
+
+
+def compare_axis(summary: pd.DataFrame, axis: str, scale: Scale, label_keys: list[str],
+                 include_oversubscribed: bool = False) -> pd.DataFrame:
     """Every pair of values of ``axis`` at equal settings otherwise; one row per pair and scale."""
     others = [k for k in scale.series if k != axis] + [scale.axis]
     rows = []
     groups = summary.groupby(others, sort=False, dropna=False) if others else [((), summary)]
     for _, g in groups:
-        recs = g.to_dict("records")
-        for a, b in itertools.combinations(recs, 2):
-            if a["metric"] != b["metric"]:
-                continue
-            hib = bool(a["higher_is_better"])
-            g_ab = gain(a["median"], b["median"], hib)
-            w, lo = (a, b) if g_ab >= 0 else (b, a)
-            gain_pct = abs(g_ab) if g_ab >= 0 else gain(b["median"], a["median"], hib)
-            claimed, rule = _claim(w, lo, gain_pct)
-            rows.append({
-                "axis": axis, "winner": w[axis], "loser": lo[axis], "gain_pct": gain_pct, "claimed": claimed,
-                "rule": rule, "winner_median": w["median"], "loser_median": lo["median"],
-                "winner_interval": f"{w['lo']:.6g}..{w['hi']:.6g}", "loser_interval": f"{lo['lo']:.6g}..{lo['hi']:.6g}",
-                "n_winner": w["n"], "n_loser": lo["n"], "metric": w["metric"], "unit": w["unit"],
-                "scale_axis": scale.axis, "scale": w[scale.axis],
-                "context": settings_label(w, [k for k in label_keys if k != axis and k not in SCALE_AXES]),
-                "winner_run_ids": w["run_ids"], "loser_run_ids": lo["run_ids"],
-            })
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype({"claimed": bool, "gain_pct": float})
+        for a, b in itertools.combinations(g.to_dict("records"), 2):
+            if a["metric"] == b["metric"]:
+                rows.append(_pair(a, b, axis, scale, label_keys, include_oversubscribed))
+    return _typed(pd.DataFrame(rows, columns=COMPARISON_COLUMNS))
 
 
-def compare_all(summary: pd.DataFrame, scale: Scale, swept: list[str]) -> pd.DataFrame:
+def compare_all(summary: pd.DataFrame, scale: Scale, swept: list[str],
+                include_oversubscribed: bool = False) -> pd.DataFrame:
     """:func:`compare_axis` for every swept setting that is not a scale or the application.
 
     Different applications solve different problems: "sem is 300% faster than
     ocean" would be a meaningless claim.
     """
     axes = [a for a in swept if a not in SCALE_AXES and a != "app"]
-    parts = [compare_axis(summary, a, scale, swept) for a in axes]
+    parts = [compare_axis(summary, a, scale, swept, include_oversubscribed) for a in axes]
     parts = [p for p in parts if not p.empty]
     if not parts:
-        return pd.DataFrame(columns=COMPARISON_COLUMNS).astype({"claimed": bool, "gain_pct": float})
+        return _typed(pd.DataFrame(columns=COMPARISON_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
 

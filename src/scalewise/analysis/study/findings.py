@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.study import compare, energy, scaling
+from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
+from scalewise.analysis.study.noise import MIN_REPS
 from scalewise.analysis.study.profile import comm_share, function_scaling, growth, profile_scaling, top_functions
 from scalewise.analysis.study.profile_findings import PROFILE_RULES
-from scalewise.analysis.study.results import StudyAnalysis, at, ids
+from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.analysis.study.setup import axes_rows, setup_rows
-from scalewise.formatting import num
 from scalewise.model.runset import StudyResults
 
 # Scaling efficiency called "good" from this fraction (the studies quote ">90%").
@@ -26,27 +27,38 @@ ENERGY_SAVING_WORTH_REPORTING = 0.05
 
 
 def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "auto",
-                  watts_per_node: float = energy.DEFAULT_WATTS_PER_NODE,
-                  price_per_kwh: float = energy.DEFAULT_PRICE_PER_KWH) -> StudyAnalysis:
-    """Every study-level result and the findings drawn from them."""
+                  watts_per_node: float | None = None, price_per_kwh: float = energy.DEFAULT_PRICE_PER_KWH,
+                  scaling_mode: str = "strong", include_oversubscribed: bool = False) -> StudyAnalysis:
+    """Every study-level result and the findings drawn from them.
+
+    ``watts_per_node``: the node power the user gave; without it the energy
+    table uses the default assumption and no energy finding is written.
+    ``include_oversubscribed``: draw findings from oversubscribed runs too
+    (each such finding then says so); by default they stay in the tables only.
+    """
     keys = scaling.config_keys(study)
     swept = study.swept
     perf = scaling.performance(study, metric)
     summary = scaling.summarise(perf, keys)
     scale = scaling.scale_of(summary if not summary.empty else study.runs, keys)
-    comparisons = compare.compare_all(summary, scale, swept)
+    comparisons = compare.compare_all(summary, scale, swept, include_oversubscribed)
     functions = function_scaling(study)
+    watts = watts_per_node if watts_per_node is not None else energy.DEFAULT_WATTS_PER_NODE
     a = StudyAnalysis(
         study=study, metric=metric, base=base, swept=swept, scale=scale, perf=perf, summary=summary,
-        scalability=scaling.scalability(summary, scale, base), comparisons=comparisons,
-        averages=compare.average_gains(comparisons), profile=profile_scaling(study),
-        functions=functions, comm=comm_share(functions, scale, swept),
-        growth=growth(functions, scale),
-        energy=energy.energy_costs(summary, scale, watts_per_node, price_per_kwh),
-        failed=study.failed().runs, watts_per_node=watts_per_node, price_per_kwh=price_per_kwh,
-        top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study))
+        scalability=scaling.scalability(summary, scale, base, scaling_mode), comparisons=comparisons,
+        averages=compare.average_gains(comparisons[~comparisons["oversubscribed"] | include_oversubscribed]),
+        profile=profile_scaling(study), functions=functions, comm=comm_share(functions, scale, swept),
+        growth=growth(functions, scale, include_oversubscribed),
+        energy=energy.energy_costs(summary, scale, watts, price_per_kwh),
+        failed=study.failed().runs, watts_per_node=watts, price_per_kwh=price_per_kwh,
+        top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study),
+        scaling_mode=scaling_mode, include_oversubscribed=include_oversubscribed,
+        power_given=watts_per_node is not None)
     for rule in BENCHMARK_RULES + PROFILE_RULES:
         a.findings.extend(rule(a))
+    if include_oversubscribed:
+        a.findings[:] = [with_caveat(a, f) for f in a.findings]
     return a
 
 
@@ -65,82 +77,64 @@ def failed_runs(a: StudyAnalysis) -> list[Finding]:
                          tuple(f["run_id"]))]
 
 
-def _better_word(unit: str) -> str:
-    return "faster" if unit == scaling.JOBS_PER_DAY else "better"
+def oversubscribed_runs(a: StudyAnalysis) -> list[Finding]:
+    """Said once: how many runs shared cores, and that no finding comes from them (unless asked)."""
+    ok = a.study.ok().runs
+    over = ok[ok["oversubscribed"].astype(bool)]
+    if over.empty:
+        return []
+    worst = over.loc[(over["placed_per_node"] * over["threads"] / over["cores_per_node"]).idxmax()]
+    shared = f"up to {worst['placed_per_node']} ranks on a node of {worst['cores_per_node']} cores"
+    drawn = ("findings drawn from them say so" if a.include_oversubscribed else
+             "no finding is drawn from them (--include-oversubscribed draws them, each with this caveat)")
+    text = (f"{len(over)} of {len(ok)} successful runs were oversubscribed ({shared}): their ranks shared cores, "
+            f"so their times measure the sharing, not the settings. Their numbers stay in the tables, marked; "
+            f"{drawn}.")
+    return [Finding("note", text, {"oversubscribed": len(over), "ok": len(ok),
+                                   "placed_per_node": int(worst["placed_per_node"]),
+                                   "cores_per_node": int(worst["cores_per_node"])}, tuple(over["run_id"]))]
 
 
-def _gain(pct: float) -> str:
-    """"20.0%"; past +1000% a factor reads better: "284x"."""
-    return f"{pct:.1f}%" if pct < 1000 else f"{1 + pct / 100:.0f}x"
-
-
-def faster(a: StudyAnalysis) -> list[Finding]:
-    """Claimed differences at equal scale, biggest first."""
-    out = []
-    c = a.comparisons[a.comparisons["claimed"].astype(bool)].sort_values("gain_pct", ascending=False)
-    for r in c.to_dict("records"):
-        where = f" ({r['context']})" if r["context"] else ""
-        single = "; single runs, no spread known" if r["rule"] == "single" else ""
-        text = (f"{r['axis']} {r['winner']} is {_gain(r['gain_pct'])} {_better_word(r['unit'])} than {r['loser']} at "
-                f"{at(a.scale, r['scale'])}{where}: median {num(r['winner_median'])} vs {num(r['loser_median'])} "
-                f"{r['unit']} over {r['n_winner']} and {r['n_loser']} runs{single}.")
-        out.append(Finding("faster", text, {k: r[k] for k in ("axis", "winner", "loser", "gain_pct", "scale",
-                                                                   "winner_median", "loser_median", "rule")},
-                                ids(r["winner_run_ids"], r["loser_run_ids"])))
-    return out
-
-
-def within_noise(a: StudyAnalysis) -> list[Finding]:
-    """One sentence per axis on the differences the repetitions cannot separate from noise."""
-    out = []
-    c = a.comparisons[~a.comparisons["claimed"].astype(bool)]
-    for axis, g in c.groupby("axis", sort=False):
-        big = g.loc[g["gain_pct"].idxmax()]
-        text = (f"{len(g)} of {int((a.comparisons['axis'] == axis).sum())} comparisons along {axis} are within the "
-                f"noise of the repetitions and are not claimed (largest: {big['gain_pct']:.1f}% between "
-                f"{big['winner']} and {big['loser']} at {at(a.scale, big['scale'])}).")
-        out.append(Finding("noise", text, {"axis": axis, "count": len(g), "largest_pct": float(big["gain_pct"])},
-                                ids(*g["winner_run_ids"], *g["loser_run_ids"])))
-    return out
-
-
-def averages(a: StudyAnalysis) -> list[Finding]:
-    """Gains that hold at every scale, averaged over the scales ("27% faster on average")."""
-    out = []
-    for r in a.averages.to_dict("records"):
-        if r["scales"] < 2 or r["claimed_at"] < r["scales"]:
-            continue
-        rows = a.comparisons[(a.comparisons["axis"] == r["axis"]) & (a.comparisons["context"] == r["context"])]
-        rows = rows[rows["winner"].astype(str).isin([r["better"], r["worse"]])
-                    & rows["loser"].astype(str).isin([r["better"], r["worse"]])]
-        where = f" ({r['context']})" if r["context"] else ""
-        text = (f"{r['axis']} {r['better']} beats {r['worse']} at every one of {r['scales']} scales{where}, "
-                f"by {_gain(r['mean_gain_pct'])} on average.")
-        out.append(Finding("average", text, dict(r), ids(*rows["winner_run_ids"], *rows["loser_run_ids"])))
-    return out
+def with_caveat(a: StudyAnalysis, f: Finding) -> Finding:
+    """The finding with a caveat when some of its runs were oversubscribed."""
+    if f.kind in ("failed", "note"):
+        return f
+    runs = a.study.runs
+    over = runs[runs["run_id"].isin(f.runs) & runs["oversubscribed"].astype(bool)]
+    if over.empty:
+        return f
+    text = (f"{f.text} Caveat: {len(over)} of its runs were oversubscribed (up to "
+            f"{over['placed_per_node'].max()} ranks on {over['cores_per_node'].min()} cores).")
+    return Finding(f.kind, text, f.numbers | {"oversubscribed_runs": len(over)}, f.runs)
 
 
 def scalability(a: StudyAnalysis) -> list[Finding]:
     """B8: how far each series scales at or above GOOD_EFFICIENCY, and where it ends."""
     out = []
-    s = a.scalability[~a.scalability["base_missing"].astype(bool)]
+    s = trusted(a, a.scalability[~a.scalability["base_missing"].astype(bool)])
+    # An efficiency is a ratio of two medians: both need the repetitions a comparison needs, and the
+    # last scale's efficiency is said only when the noise rule tells it from perfect scaling or it is good.
+    s = s[(s["n"] >= MIN_REPS) & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)]
     keys = [k for k in a.scale.series if k in a.swept] or ["app"]
     for _, g in s.groupby(a.scale.series, sort=False, dropna=False) if a.scale.series else [((), s)]:
         g = g.sort_values(a.scale.axis)
         if len(g) < 2:
             continue
         last, base_at = g.iloc[-1], g.iloc[0]["base_scale"]
+        if not last["efficiency_decided"] and last["efficiency"] < GOOD_EFFICIENCY:
+            continue  # a loss the repetitions cannot tell from noise
         good = g[g["efficiency"] >= GOOD_EFFICIENCY]
         label = settings_label(last, keys)
         if last["efficiency"] >= GOOD_EFFICIENCY:
-            text = (f"{label}: scaling efficiency stays at or above {GOOD_EFFICIENCY:.0%} up to "
+            text = (f"{label}: {a.scaling_mode} scaling efficiency stays at or above {GOOD_EFFICIENCY:.0%} up to "
                     f"{at(a.scale, last[a.scale.axis])} ({last['efficiency']:.0%}, speedup {last['speedup']:.2f} "
                     f"of an ideal {last['ideal']:.2f}, against {at(a.scale, base_at)}).")
         else:
             reach = (f"stays at or above {GOOD_EFFICIENCY:.0%} up to {at(a.scale, good[a.scale.axis].max())} and "
                      if good[a.scale.axis].max() > base_at else "")
-            text = (f"{label}: scaling efficiency {reach}falls to {last['efficiency']:.0%} at "
-                    f"{at(a.scale, last[a.scale.axis])} (speedup {last['speedup']:.2f} of an ideal "
+            text = (f"{label}: {a.scaling_mode} scaling efficiency {reach}falls to {last['efficiency']:.0%} at "
+                    f"{at(a.scale, last[a.scale.axis])} (95% interval {last['efficiency_lo']:.0%}-"
+                    f"{last['efficiency_hi']:.0%}; speedup {last['speedup']:.2f} of an ideal "
                     f"{last['ideal']:.2f}, against {at(a.scale, base_at)}).")
         out.append(Finding("scaling", text, {"efficiency": float(last["efficiency"]),
                                                   "scale": last[a.scale.axis], "base": base_at,
@@ -152,8 +146,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
 def energy_savings(a: StudyAnalysis) -> list[Finding]:
     """B9: at the largest scale of each application, what the cheapest configuration saves per year."""
     out = []
-    e = a.energy
-    if e.empty or e["yearly_cost"].isna().all():
+    e = trusted(a, a.energy)
+    if not a.power_given or e.empty or e["yearly_cost"].isna().all():
         return out
     keys = [k for k in a.swept if k not in scaling.SCALE_AXES and k != "app"]
     for app, g in e.groupby("app", sort=False):
@@ -174,4 +168,4 @@ def energy_savings(a: StudyAnalysis) -> list[Finding]:
     return out
 
 
-BENCHMARK_RULES = [failed_runs, faster, averages, within_noise, scalability, energy_savings]
+BENCHMARK_RULES = [failed_runs, oversubscribed_runs, *COMPARISON_RULES, scalability, energy_savings]

@@ -19,7 +19,8 @@ from scalewise.formatting import human_bytes
 from scalewise.model.runset import RunSet
 
 RUN_METRICS = ["mpi_share", "mpi_time_per_rank", "rank_wall", "calls", "bytes", "bytes_per_rank",
-               "bytes_per_rank_max", "p2p_bytes", "collective_bytes"]
+               "bytes_per_rank_max", "p2p_bytes", "collective_bytes", "load_balance", "imbalance_share",
+               "transfer_share"]
 
 
 def _profiled(rs: RunSet) -> pd.DataFrame:
@@ -30,7 +31,7 @@ def _profiled(rs: RunSet) -> pd.DataFrame:
 def profile_scaling(rs: RunSet) -> pd.DataFrame:
     """One row per configuration with profiles: medians of :data:`RUN_METRICS`, runs used, commonest size."""
     keys, runs = config_keys(rs), _profiled(rs)
-    cols = keys + ["n_profiles"] + RUN_METRICS + ["commonest_size", "run_ids"]
+    cols = keys + ["n_profiles"] + RUN_METRICS + ["commonest_size", "oversubscribed", "run_ids"]
     if runs.empty:
         return pd.DataFrame(columns=cols)
     sizes = rs.sizes[~rs.sizes["credited"].astype(bool)]  # counted at the Isend/Irecv already
@@ -41,6 +42,7 @@ def profile_scaling(rs: RunSet) -> pd.DataFrame:
         s = sizes[sizes["run_id"].isin(g["run_id"])].groupby(["lo", "hi"])["count"].sum()
         row["commonest_size"] = (f"{human_bytes(s.idxmax()[0])}-{human_bytes(s.idxmax()[1])}"
                                  if not s.empty and s.max() > 0 else "")
+        row["oversubscribed"] = bool(g["oversubscribed"].astype(bool).any())
         row["run_ids"] = ",".join(g["run_id"])
         rows.append(row)
     return pd.DataFrame(rows, columns=cols)
@@ -49,19 +51,20 @@ def profile_scaling(rs: RunSet) -> pd.DataFrame:
 def function_scaling(rs: RunSet) -> pd.DataFrame:
     """P2/P3/P7: per configuration and MPI function, the mean over repetitions of time per rank, calls and shares."""
     keys, runs = config_keys(rs), _profiled(rs)
-    cols = keys + ["function", "fclass", "time_per_rank", "calls", "bytes", "pct_mpi", "pct_wall", "run_ids"]
+    cols = keys + ["function", "fclass", "time_per_rank", "calls", "bytes", "pct_mpi", "pct_wall", "oversubscribed",
+                   "run_ids"]
     if runs.empty or rs.functions.empty:
         return pd.DataFrame(columns=cols)
     functions = rs.functions
     rows = []
     for key, g in runs.groupby(keys, sort=False, dropna=False):
         f = functions[functions["run_id"].isin(g["run_id"])]
-        n = len(g)
+        n, over = len(g), bool(g["oversubscribed"].astype(bool).any())
         for (fn, fc), h in f.groupby(["function", "fclass"], sort=False):
             rows.append(dict(zip(keys, key)) | {
                 "function": fn, "fclass": fc, "time_per_rank": h["time_per_rank"].sum() / n,
                 "calls": h["calls"].sum() / n, "bytes": h["bytes"].sum() / n, "pct_mpi": h["pct_mpi"].sum() / n,
-                "pct_wall": h["pct_wall"].sum() / n, "run_ids": ",".join(g["run_id"])})
+                "pct_wall": h["pct_wall"].sum() / n, "oversubscribed": over, "run_ids": ",".join(g["run_id"])})
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values(keys + ["time_per_rank"], ascending=[True] * len(keys) + [False], kind="stable",
                            na_position="first").reset_index(drop=True)
@@ -101,19 +104,36 @@ def comm_share(functions: pd.DataFrame, scale: Scale, swept: list[str]) -> pd.Da
     return pd.DataFrame(rows, columns=cols)
 
 
-def growth(functions: pd.DataFrame, scale: Scale) -> pd.DataFrame:
-    """P7: per series and function, time per rank at the smallest and the largest scale, and the ratio."""
-    cols = scale.series + ["function", "small", "large", "time_small", "time_large", "growth"]
+def meaningful(g: pd.DataFrame) -> pd.DataFrame:
+    """The rows of one function's series where its time means something to grow from.
+
+    On one rank a collective moves nothing and takes next to no time, so a
+    growth "from 0.02 ms" is a growth from nothing: the base is the smallest
+    scale with more than one rank where the function took time, and, for a
+    function that moves data anywhere in the series, where it moved data.
+    """
+    g = g[(g["time_per_rank"] > 0) & (g["ranks"].astype(int) > 1 if "ranks" in g else True)]
+    return g[g["bytes"] > 0] if (g["bytes"] > 0).any() else g
+
+
+def growth(functions: pd.DataFrame, scale: Scale, include_oversubscribed: bool = False) -> pd.DataFrame:
+    """P7: per series and function, time per rank at its meaningful base and at the largest scale, and the ratio.
+
+    Oversubscribed configurations are left out unless ``include_oversubscribed``."""
+    cols = scale.series + ["function", "small", "large", "time_small", "time_large", "growth", "oversubscribed"]
     if functions.empty:
         return pd.DataFrame(columns=cols)
+    if not include_oversubscribed:
+        functions = functions[~functions["oversubscribed"].astype(bool)]
     rows = []
     for key, g in functions.groupby(scale.series + ["function"], sort=False, dropna=False):
+        g = meaningful(g).sort_values(scale.axis)
         if g[scale.axis].nunique() < 2:
             continue
-        g = g.sort_values(scale.axis)
         first, last = g.iloc[0], g.iloc[-1]
         ratio = last["time_per_rank"] / first["time_per_rank"] if first["time_per_rank"] > 0 else np.nan
         rows.append(dict(zip(scale.series + ["function"], key)) | {
             "small": first[scale.axis], "large": last[scale.axis], "time_small": first["time_per_rank"],
-            "time_large": last["time_per_rank"], "growth": ratio})
+            "time_large": last["time_per_rank"], "growth": ratio,
+            "oversubscribed": bool(g["oversubscribed"].astype(bool).any())})
     return pd.DataFrame(rows, columns=cols)

@@ -6,9 +6,10 @@ import pandas as pd
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.findings import COMM_BOUND_FROM, COMPUTE_BOUND_BELOW, DOMINANT_PCT_MPI
-from scalewise.analysis.study.results import StudyAnalysis, at, ids
+from scalewise.analysis.study.noise import MIN_REPS
+from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
-from scalewise.formatting import human_bytes
+from scalewise.formatting import human_bytes, seconds
 
 # A function's time per rank growing by at least this factor over the scales is reported (P7).
 GROWTH_WORTH_REPORTING = 1.5
@@ -29,10 +30,16 @@ def _series(a: StudyAnalysis, frame: pd.DataFrame):
             yield settings_label(g.iloc[0], keys), g
 
 
+def _timed(a: StudyAnalysis) -> pd.DataFrame:
+    """Profile rows whose times findings may quote: not oversubscribed (unless asked), enough repetitions."""
+    p = trusted(a, a.profile[a.profile["mpi_share"].notna()])
+    return p[p["n_profiles"] >= MIN_REPS]
+
+
 def mpi_share(a: StudyAnalysis) -> list[Finding]:
     """P1: "MPI time rises from 5% at 32 ranks to 50% at 128"."""
     out = []
-    p = a.profile[a.profile["mpi_share"].notna()]
+    p = _timed(a)
     for label, g in _series(a, p):
         first, last = g.iloc[0], g.iloc[-1]
         move = 100 * (last["mpi_share"] - first["mpi_share"])
@@ -49,27 +56,48 @@ def mpi_share(a: StudyAnalysis) -> list[Finding]:
     return out
 
 
+def bound_kind(share: float, imbalance: float, transfer: float) -> str:
+    """What bounds a run: its MPI share, and when MPI is large, whether the ranks mostly wait for the slowest one.
+
+    POP splits the time lost in MPI into load imbalance (the ranks waiting for
+    the slowest rank: (largest - mean compute) / run time) and transfer (what
+    even the slowest rank spends in MPI).  When imbalance is the larger part,
+    moving data faster would not help: the run is imbalance-bound.
+    """
+    if share < COMPUTE_BOUND_BELOW:
+        return "compute-bound"
+    if imbalance == imbalance and imbalance >= transfer:  # NaN-safe: no profile split, no imbalance claim
+        return "imbalance-bound" if share >= COMM_BOUND_FROM else "between compute- and imbalance-bound"
+    return "communication-bound" if share >= COMM_BOUND_FROM else "between compute- and communication-bound"
+
+
 def bound(a: StudyAnalysis) -> list[Finding]:
-    """Compute- or communication-bound at the largest scale of each series, and the dominant MPI call there."""
+    """What bounds each series at its largest scale, and the dominant MPI call there."""
     out = []
-    p = a.profile[a.profile["mpi_share"].notna()]
+    p = _timed(a)
     keys = [k for k in a.scale.series if k in a.swept] or ["app"]
     groups = p.groupby(a.scale.series, sort=False, dropna=False) if a.scale.series else [((), p)]
     for _, g in groups:
         last = g.sort_values(a.scale.axis).iloc[-1]
         share = float(last["mpi_share"])
-        kind = ("compute-bound" if share < COMPUTE_BOUND_BELOW else
-                "communication-bound" if share >= COMM_BOUND_FROM else "between compute- and communication-bound")
+        kind = bound_kind(share, float(last["imbalance_share"]), float(last["transfer_share"]))
         f = a.functions
         mine = f[f["run_ids"] == last["run_ids"]].sort_values("time_per_rank", ascending=False)
         top = ""
-        numbers = {"mpi_share": share, "scale": last[a.scale.axis]}
+        numbers = {"mpi_share": share, "scale": last[a.scale.axis], "kind": kind,
+                   "load_balance": float(last["load_balance"]), "imbalance_share": float(last["imbalance_share"]),
+                   "transfer_share": float(last["transfer_share"])}
         if not mine.empty and mine.iloc[0]["pct_mpi"] >= DOMINANT_PCT_MPI:
             d = mine.iloc[0]
             top = f"; {d['function']} takes {d['pct_mpi']:.0f}% of the MPI time ({d['pct_wall']:.1f}% of wall)"
             numbers |= {"function": d["function"], "pct_mpi": float(d["pct_mpi"])}
+        why = ""
+        if "imbalance" in kind:
+            why = (f" (load balance {100 * last['load_balance']:.0f}%: waiting for the slowest rank is "
+                   f"{100 * last['imbalance_share']:.0f}% of the run time, moving data "
+                   f"{100 * max(last['transfer_share'], 0):.0f}%)")
         text = (f"{settings_label(last, keys)} at {at(a.scale, last[a.scale.axis])} is {kind}: MPI is "
-                f"{100 * share:.1f}% of the wall time{top}.")
+                f"{100 * share:.1f}% of the wall time{why}{top}.")
         out.append(Finding("bound", text, numbers, ids(last["run_ids"])))
     return out
 
@@ -87,7 +115,7 @@ def growth(a: StudyAnalysis) -> list[Finding]:
             runs = runs[runs[k] == r[k]]
         text = (f"{settings_label(r, keys)}: {r['function']} time per rank grows {r['growth']:.1f}x from "
                 f"{at(a.scale, r['small'])} to {at(a.scale, r['large'])} "
-                f"({r['time_small'] * 1e3:.3g} ms to {r['time_large'] * 1e3:.3g} ms).")
+                f"({seconds(r['time_small'])} to {seconds(r['time_large'])}).")
         out.append(Finding("growth", text, {"function": r["function"], "growth": float(r["growth"])},
                                 ids(*runs["run_ids"])))
     return out
@@ -96,7 +124,7 @@ def growth(a: StudyAnalysis) -> list[Finding]:
 def volume(a: StudyAnalysis) -> list[Finding]:
     """P6: data per rank against the job total across scale (a good decomposition shrinks the first)."""
     out = []
-    p = a.profile[a.profile["bytes"].notna() & (a.profile["bytes"] > 0)]
+    p = trusted(a, a.profile[a.profile["bytes"].notna() & (a.profile["bytes"] > 0)])
     for label, g in _series(a, p):
         first, last = g.iloc[0], g.iloc[-1]
         per_rank = last["bytes_per_rank"] / first["bytes_per_rank"] - 1

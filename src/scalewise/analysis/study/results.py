@@ -35,16 +35,28 @@ class StudyAnalysis:
     top_functions: list[str]  # the busiest MPI functions over the whole study, busiest first
     setup: list[tuple[str, str]]  # what ran, where, with what: (label, value) in display order
     axes: list[tuple[str, str]]  # every setting with the values it took
+    scaling_mode: str = "strong"  # strong: the same problem on more ranks; weak: the problem grows with them
+    include_oversubscribed: bool = False  # findings may come from runs that shared cores (each then says so)
+    power_given: bool = False  # the user gave the node power: energy is a finding, not only an assumption
     findings: list[Finding] = field(default_factory=list)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables written by ``--csv`` / ``--parquet``, by file stem."""
         f = pd.DataFrame([{"kind": x.kind, "text": x.text, "runs": ",".join(x.runs)} for x in self.findings],
                          columns=["kind", "text", "runs"])
-        return {"runs": self.study.runs, "run_functions": self.study.functions, "performance": self.summary,
-                "scalability": self.scalability, "comparisons": self.comparisons, "average_gains": self.averages,
-                "profile_scaling": self.profile, "function_scaling": self.functions, "comm_share": self.comm,
-                "function_growth": self.growth, "energy": self.energy, "findings": f}
+        tables = {"runs": self.study.runs, "run_functions": self.study.functions, "performance": self.summary,
+                  "scalability": self.scalability, "comparisons": self.comparisons, "average_gains": self.averages,
+                  "profile_scaling": self.profile, "function_scaling": self.functions, "comm_share": self.comm,
+                  "function_growth": self.growth, "energy": self.energy, "findings": f}
+        # The repetitions' values ride along for the noise rule; the run IDs name them in a table.
+        return {k: v.drop(columns=["values"], errors="ignore") for k, v in tables.items()}
+
+
+def trusted(a: StudyAnalysis, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows findings may be drawn from: oversubscribed ones only when the user opted in."""
+    if a.include_oversubscribed or "oversubscribed" not in frame:
+        return frame
+    return frame[~frame["oversubscribed"].astype(bool)]
 
 
 def ids(*joined: str) -> tuple[str, ...]:

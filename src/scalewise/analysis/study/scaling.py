@@ -14,9 +14,13 @@ comparisons use as the noise guard (docs/study-report.md):
 
 Scaling efficiency follows POPperf (B8): performance per rank (or per node)
 relative to a base run of the same series, in %.  With a throughput-like
-performance P at scale s, speedup = P / P_base, ideal = s / s_base and
-efficiency = speedup / ideal.  For a lower-is-better figure of merit the
-speedup is inverted (base / value).
+performance P at scale s, speedup = P / P_base and efficiency = speedup /
+ideal.  For a lower-is-better figure of merit the speedup is inverted (base /
+value).  The ideal depends on the study's scaling mode (``scaling:`` in the
+study file): strong scaling (the same problem on more ranks) ideally runs
+s / s_base times faster; weak scaling (the problem grows with the ranks)
+ideally keeps its performance, so the ideal speedup is 1 (a figure of merit
+that counts the whole job's work should then be given per rank).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis.study import noise
 from scalewise.errors import ScalewiseError
 from scalewise.model.runset import RunSet
 
@@ -34,6 +39,7 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_MIN_REPS = 3
 SCALE_AXES = ("ranks", "nodes", "ranks_per_node")
+SCALING_MODES = ("strong", "weak")
 
 
 def settings_label(row, keys: list[str]) -> str:
@@ -62,7 +68,7 @@ def performance(rs: RunSet, metric: str = "auto") -> pd.DataFrame:
         if metric == "fom" and not has_fom:
             raise ScalewiseError(f"application {app!r}: not every successful run reports a figure of merit")
         use_fom = has_fom and metric != JOBS_PER_DAY
-        out = group[keys + ["run_id", "repetition", "wall"]].copy()
+        out = group[keys + ["run_id", "repetition", "wall", "oversubscribed"]].copy()
         if use_fom:
             out["value"] = group["fom"].astype(float)
             out["metric"] = group["fom_name"].astype(str)
@@ -72,7 +78,7 @@ def performance(rs: RunSet, metric: str = "auto") -> pd.DataFrame:
             out["value"] = 86400.0 / group["wall"].astype(float)
             out["metric"], out["unit"], out["higher_is_better"] = JOBS_PER_DAY, JOBS_PER_DAY, True
         parts.append(out)
-    cols = keys + ["run_id", "repetition", "wall", "value", "metric", "unit", "higher_is_better"]
+    cols = keys + ["run_id", "repetition", "wall", "oversubscribed", "value", "metric", "unit", "higher_is_better"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
@@ -101,10 +107,12 @@ def summarise(perf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             "max": float(values.max()), "lo": lo, "hi": hi, "interval": rule,
             "spread_pct": 100.0 * (values.max() - values.min()) / np.median(values) if np.median(values) else np.nan,
             "median_wall": float(g["wall"].median()), "metric": g["metric"].iloc[0], "unit": g["unit"].iloc[0],
-            "higher_is_better": bool(g["higher_is_better"].iloc[0]), "run_ids": ",".join(g["run_id"]),
+            "higher_is_better": bool(g["higher_is_better"].iloc[0]),
+            "oversubscribed": bool(g["oversubscribed"].astype(bool).any()), "values": tuple(values.tolist()),
+            "run_ids": ",".join(g["run_id"]),
         })
     cols = keys + ["n", "median", "min", "max", "lo", "hi", "interval", "spread_pct", "median_wall", "metric",
-                   "unit", "higher_is_better", "run_ids"]
+                   "unit", "higher_is_better", "oversubscribed", "values", "run_ids"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -125,13 +133,20 @@ def scale_of(summary: pd.DataFrame, keys: list[str]) -> Scale:
     return Scale("ranks", [k for k in keys if k != "ranks"])
 
 
-def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None) -> pd.DataFrame:
-    """Speedup and efficiency of every configuration against its series' base.
+def ideal_speedup(ratio: float, mode: str) -> float:
+    """The speedup a perfectly scaling series reaches at ``ratio`` = s / s_base (see the module docstring)."""
+    return 1.0 if mode == "weak" else ratio
+
+
+def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, mode: str = "strong") -> pd.DataFrame:
+    """Speedup and efficiency of every configuration against its series' base, for ``mode`` strong or weak.
 
     ``base`` names the base scale, e.g. ``{"ranks": 2}``; by default it is the
     smallest scale of each series.  Series without a run at the named base get
     NaN and ``base_missing`` set.
     """
+    if mode not in SCALING_MODES:
+        raise ScalewiseError(f"unknown scaling mode {mode!r} (expected strong or weak)")
     if base:
         unknown = set(base) - {scale.axis}
         if unknown:
@@ -144,17 +159,21 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None) -
         for row in g.to_dict("records"):
             if at_base.empty:
                 row |= {"base_scale": want, "base_median": np.nan, "speedup": np.nan, "ideal": np.nan,
-                        "efficiency": np.nan, "base_run_ids": "", "base_missing": True}
+                        "efficiency": np.nan, "efficiency_lo": np.nan, "efficiency_hi": np.nan,
+                        "efficiency_decided": False, "base_run_ids": "", "base_missing": True}
             else:
                 b = at_base.iloc[0]
                 hib = bool(row["higher_is_better"])
                 speedup = row["median"] / b["median"] if hib else b["median"] / row["median"]
-                ideal = row[scale.axis] / b[scale.axis]
+                ideal = ideal_speedup(row[scale.axis] / b[scale.axis], mode)
+                v = noise.efficiency(row["values"], b["values"], ideal, hib)
                 row |= {"base_scale": b[scale.axis], "base_median": b["median"], "speedup": speedup, "ideal": ideal,
-                        "efficiency": speedup / ideal, "base_run_ids": b["run_ids"], "base_missing": False}
+                        "efficiency": speedup / ideal, "efficiency_lo": v.lo, "efficiency_hi": v.hi,
+                        "efficiency_decided": v.claimed, "base_run_ids": b["run_ids"], "base_missing": False,
+                        "oversubscribed": bool(row["oversubscribed"] or b["oversubscribed"])}
             rows.append(row)
-    cols = list(summary.columns) + ["base_scale", "base_median", "speedup", "ideal", "efficiency", "base_run_ids",
-                                    "base_missing"]
+    cols = list(summary.columns) + ["base_scale", "base_median", "speedup", "ideal", "efficiency", "efficiency_lo",
+                                    "efficiency_hi", "efficiency_decided", "base_run_ids", "base_missing"]
     return pd.DataFrame(rows, columns=cols)
 
 

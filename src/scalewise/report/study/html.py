@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from scalewise._version import __version__
-from scalewise.analysis.finding import in_kind_order, key_findings
+from scalewise.analysis.finding import in_kind_order
+from scalewise.analysis.study.ranking import caveats, opening
 from scalewise.analysis.study.results import StudyAnalysis
 from scalewise.report.figure import DrawnFigure, draw_figures
 from scalewise.report.page import figures_by_section, render, write_page
@@ -23,7 +24,7 @@ def render_study_html(a: StudyAnalysis, drawn: list[DrawnFigure] | None = None) 
         "study.html.j2",
         title=f"{a.study.name}: scalewise study report", a=a, study=a.study, setup=a.setup, axes=a.axes,
         sections=SECTIONS, figures=figures_by_section(drawn, SECTIONS), findings=in_kind_order(a.findings),
-        key=key_findings(a.findings), keys=series_keys(a), scale=a.scale.axis, version=__version__,
+        key=opening(a.findings), caveats=caveats(a.findings), keys=series_keys(a), scale=a.scale.axis, version=__version__,
         config_cols=[k for k in a.study.settings if k in a.summary and (k in a.swept or k == "app")],
     )
 
