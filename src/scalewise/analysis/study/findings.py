@@ -16,6 +16,7 @@ from scalewise.analysis.study.profile_findings import PROFILE_RULES
 from scalewise.analysis.study.results import StudyAnalysis, at, ids
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.analysis.study.setup import axes_rows, setup_rows
+from scalewise.analysis.study.tuning import tuning_table
 from scalewise.formatting import num
 from scalewise.model.runset import StudyResults
 
@@ -44,7 +45,8 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
         growth=growth(functions, scale),
         energy=energy.energy_costs(summary, scale, watts_per_node, price_per_kwh),
         failed=study.failed().runs, watts_per_node=watts_per_node, price_per_kwh=price_per_kwh,
-        top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study))
+        top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study),
+        tuning=tuning_table(perf, keys))
     for rule in BENCHMARK_RULES + PROFILE_RULES:
         a.findings.extend(rule(a))
     return a

@@ -36,6 +36,7 @@ class StudyAnalysis:
     setup: list[tuple[str, str]]  # what ran, where, with what: (label, value) in display order
     axes: list[tuple[str, str]]  # every setting with the values it took
     findings: list[Finding] = field(default_factory=list)
+    tuning: pd.DataFrame = field(default_factory=pd.DataFrame)  # B3: each parameter set against the default
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables written by ``--csv`` / ``--parquet``, by file stem."""
@@ -44,7 +45,7 @@ class StudyAnalysis:
         return {"runs": self.study.runs, "run_functions": self.study.functions, "performance": self.summary,
                 "scalability": self.scalability, "comparisons": self.comparisons, "average_gains": self.averages,
                 "profile_scaling": self.profile, "function_scaling": self.functions, "comm_share": self.comm,
-                "function_growth": self.growth, "energy": self.energy, "findings": f}
+                "function_growth": self.growth, "energy": self.energy, "tuning": self.tuning, "findings": f}
 
 
 def ids(*joined: str) -> tuple[str, ...]:
