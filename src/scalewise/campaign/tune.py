@@ -32,6 +32,7 @@ from scalewise.model.profile import Profile
 
 LAUNCH_SECONDS = 1.0  # what starting and ending an MPI job adds to its measured time, about, on one node
 COMBINED = "combined"
+CONFIRM_REPETITIONS = 4  # 1 in 70 that a set equal to the default wins all four runs a side by chance
 
 
 @dataclass
@@ -117,8 +118,8 @@ class TunePlan:
     targets: list[Target]
     sets: dict[str, dict[str, MpiSettings]]  # per target, the sets kept
     dropped: list[str]  # sets left out for the budget
-    runs: int
-    seconds: float
+    runs: int  # screening runs
+    seconds: float  # screening and, at most, confirmation
 
 
 def _over_network(source: TuneSource) -> bool:
@@ -140,11 +141,15 @@ def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions
         names = ", ".join(t.name for t in targets)
         raise ScalewiseError(f"{source.origin}: {source.mpi} offers no choice for what dominates ({names})")
     per_set = repetitions * source.run_seconds
-    room = int(budget_minutes * 60 // per_set) - 1  # the default's runs come first
+    # Confirmation: the default, a winner per target and their combination, on fresh runs.
+    confirm = (len(candidates) + 2 if len(candidates) > 1 else 2) * max(repetitions, CONFIRM_REPETITIONS)
+    reserve = confirm * source.run_seconds
+    room = int((budget_minutes * 60 - reserve) // per_set) - 1  # the default's runs come first
     if room < 1:
-        need = math.ceil(2 * per_set / 60)
+        need = math.ceil((2 * per_set + reserve) / 60)
         raise ScalewiseError(f"--budget {budget_minutes:g}: one run takes about {source.run_seconds:.1f} s, so the "
-                             f"default and one set at {repetitions} repetitions need {need} minutes")
+                             f"default and one set at {repetitions} repetitions, then their confirmation, need "
+                             f"{need} minutes")
     kept: dict[str, dict[str, MpiSettings]] = {}
     dropped = []
     for target, sets in candidates.items():
@@ -172,7 +177,7 @@ def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions
     if not study["transports"]:
         del study["transports"]
     runs = (len(params) + 1) * repetitions
-    return TunePlan(study, targets, kept, dropped, runs, runs * source.run_seconds)
+    return TunePlan(study, targets, kept, dropped, runs, (runs + confirm) * source.run_seconds)
 
 
 def write_study(study: dict, path: Path, header: str) -> None:
@@ -181,16 +186,21 @@ def write_study(study: dict, path: Path, header: str) -> None:
     path.write_text(comment + yaml.safe_dump(study, sort_keys=False, default_flow_style=None, width=110))
 
 
-def with_combined(study: dict, winners: list[str]) -> dict:
-    """The study with one more set: every winner's settings at once (the whole-application candidate)."""
-    merged = MpiSettings()
-    for name in winners:
-        s = MpiSettings(**study["parameter_sets"][name])
-        merged = MpiSettings(**{k: {**getattr(merged, k), **getattr(s, k)} for k in MpiSettings.model_fields})
-    out = dict(study)
-    out["parameter_sets"] = {**study["parameter_sets"], COMBINED: merged.model_dump(exclude_defaults=True)}
-    out["axes"] = {**study["axes"], "params": [*study["axes"]["params"], COMBINED]}
-    return out
+def confirmation_study(study: dict, winners: list[str], repetitions: int) -> dict:
+    """A second, independent study of the default against the screening's winners (and, with two or more,
+    all of them at once as ``combined``): a winner counts only if it wins again on fresh runs."""
+    sets = {n: study["parameter_sets"][n] for n in winners}
+    if len(winners) >= 2:
+        merged: dict[str, dict] = {}
+        for name in winners:
+            for kind, values in sets[name].items():
+                merged.setdefault(kind, {}).update(values)
+        sets[COMBINED] = merged
+    name = study["name"] + "-confirm"
+    return {**study, "name": name, "output": f"{name}.study",
+            "description": "Confirmation on fresh runs: " + study["description"],
+            "axes": {**study["axes"], "params": [DEFAULT, *sets]}, "parameter_sets": sets,
+            "repetitions": repetitions}
 
 
 def winners(tuning: pd.DataFrame, targets: dict[str, dict]) -> dict[str, pd.Series | None]:
