@@ -27,7 +27,7 @@ def test_overlapping_runs_are_the_same_within_noise():
     assert r.verdict(False) == "same" and r.verdict(True) == "same"
 
 
-def test_identical_settings_are_never_claimed():
+def test_with_three_runs_a_side_a_claim_needs_every_run_to_win():
     rng = np.random.default_rng(1)
     for _ in range(50):
         a, b = rng.normal(10, 1, 3), rng.normal(10, 1, 3)
@@ -65,3 +65,7 @@ def test_tuning_table_compares_each_set_with_the_default_of_its_configuration():
 
 def test_no_default_no_table():
     assert tuning_table(_perf([("openmpi", "fast", [1, 1, 1])]), ["app", "mpi", "params"]).empty
+
+
+def test_a_study_with_only_the_default_set_has_no_tuning_table():
+    assert tuning_table(_perf([("openmpi", "default", [1, 1, 1])]), ["app", "mpi", "params"]).empty

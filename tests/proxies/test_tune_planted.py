@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from proxy_harness import binary
+from scalewise.campaign.study import load_study
 from scalewise.cli.main import cli
 
 LAUNCHERS = {"openmpi": ["mpirun.openmpi", "--oversubscribe"], "mpich": ["mpiexec.mpich"]}
@@ -90,3 +91,26 @@ def test_no_gain_is_claimed_when_every_choice_is_equal(proxies_built, tmp_path, 
     assert report["targets"][0]["comm_size"] == 1
     assert report["best"] is None, report["confirmed"]
     assert "nothing to set" in Path(report["settings_file"]).read_text()
+
+
+def test_tune_from_a_study_takes_its_largest_profiled_run(proxies_built, tmp_path):
+    study = tmp_path / "s.yaml"
+    study.write_text(f"""
+name: s
+workdir: {binary("openmpi", "collplant").parent}
+applications:
+  plant:
+    command: ["./collplant", --count, "{{count}}", --iters, "50"]
+    fom: {{source: result_line}}
+axes: {{ranks: [1, 2], count: [4096]}}
+profile: true
+""")
+    assert CliRunner().invoke(cli, ["study", "run", "--quiet", str(study)]).exit_code == 0
+    res = CliRunner().invoke(cli, ["tune", str(study), "--plan-only", "-o", str(tmp_path / "t")])
+    assert res.exit_code == 0, res.output
+    assert "target MPI_Allreduce: " in res.output and "2 ranks" in res.output
+    generated = load_study(tmp_path / "t" / "tune.yaml").model
+    assert generated.axes.ranks == [2] and generated.axes.custom() == {"count": [4096]}
+    assert generated.applications["app"].command == ["./collplant", "--count", "{count}", "--iters", "50"]
+    assert generated.applications["app"].fom.source == "result_line"
+    assert generated.workdir == str(binary("openmpi", "collplant").parent)

@@ -30,7 +30,7 @@ def tuning_table(perf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
     ``perf`` is :func:`scalewise.analysis.study.scaling.performance`'s frame; ``keys`` its setting
     columns.  ``group`` names the configuration by the settings that vary besides ``params``."""
-    if perf.empty or "params" not in perf or DEFAULT not in set(perf["params"]):
+    if perf.empty or "params" not in perf or DEFAULT not in set(perf["params"]) or perf["params"].nunique() < 2:
         return pd.DataFrame(columns=TUNING_COLUMNS)
     others = [k for k in keys if k != "params" and k in perf]
     varying = [k for k in others if perf[k].nunique() > 1]

@@ -110,9 +110,7 @@ FIXED: list[FigureSpec] = [
 
 
 def _no_tuning(a: StudyAnalysis) -> str | None:
-    if a.tuning.empty:
-        return "The study does not sweep params with a 'default' set to compare the others with."
-    return None
+    return "No parameter set ran beside params=default." if a.tuning.empty else None
 
 
 TUNING = FigureSpec(
@@ -124,6 +122,7 @@ TUNING = FigureSpec(
 
 
 def figures_for(a: StudyAnalysis) -> list[FigureSpec]:
-    """The performance figures (one per swept setting, else one curve per application) then the fixed ones."""
+    """The performance figures (one per swept setting, else one curve per application), the fixed ones, and
+    B3's tuning section when the study compares parameter sets with a default."""
     axes = [k for k in a.swept if k not in SCALE_AXES and k != "app"] or ["app"]
-    return [_performance_spec(axis) for axis in axes] + FIXED + [TUNING]
+    return [_performance_spec(axis) for axis in axes] + FIXED + ([TUNING] if not a.tuning.empty else [])
