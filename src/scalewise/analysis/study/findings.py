@@ -18,6 +18,7 @@ from scalewise.analysis.study.profile_findings import PROFILE_RULES
 from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.analysis.study.setup import axes_rows, setup_rows
+from scalewise.analysis.study.tuning import tuning_table
 from scalewise.model.runset import StudyResults
 
 # Scaling efficiency called "good" from this fraction (the studies quote ">90%").
@@ -54,7 +55,7 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
         failed=study.failed().runs, watts_per_node=watts, price_per_kwh=price_per_kwh,
         top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study),
         scaling_mode=scaling_mode, include_oversubscribed=include_oversubscribed,
-        power_given=watts_per_node is not None)
+        power_given=watts_per_node is not None, tuning=tuning_table(perf, keys))
     for rule in BENCHMARK_RULES + PROFILE_RULES:
         a.findings.extend(rule(a))
     if include_oversubscribed:

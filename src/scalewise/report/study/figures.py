@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.report.style import BYTES, CLASS_COLOURS, PERCENT, label_inches, legend_beside
@@ -182,4 +183,32 @@ def b9_energy(energy: pd.DataFrame, scale: str, label_keys: list[str]) -> Figure
         ax.set_xlabel("cost per year", fontsize=8)
         ax.set_title(f"{title} at {scale}={top[scale].iloc[0]}", fontsize=9)
         ax.tick_params(axis="y", labelsize=7)
+    return fig
+
+
+VERDICT_COLOURS = {"better": "#2a9d4b", "worse": "#c0392b", "same": "#8c8c8c", "too few": "#d9d9d9",
+                   "default": "#1f4e79"}
+
+
+def b3_tuning(tuning: pd.DataFrame) -> Figure:
+    """B3: gain of each parameter set over the default (%), with its 95% interval, coloured by the noise verdict."""
+    panels = list(tuning.groupby("group", sort=False))
+    height = 0.9 + 0.22 * max(len(g) for _, g in panels)
+    labels = tuning["params"].astype(str)
+    fig, axes = _panels(len(panels), width=4.6, height=max(2.4, height), left=_label_inches(labels))
+    for ax, (title, g) in zip(axes, panels):
+        g = g.iloc[::-1]  # the default on top
+        y = range(len(g))
+        colours = [VERDICT_COLOURS.get(v, "#8c8c8c") for v in g["verdict"]]
+        ax.barh(list(y), g["gain_pct"], color=colours)
+        err = [(g["gain_pct"] - g["gain_low_pct"]).fillna(0).clip(lower=0),
+               (g["gain_high_pct"] - g["gain_pct"]).fillna(0).clip(lower=0)]
+        ax.errorbar(g["gain_pct"], list(y), xerr=err, fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+        ax.set_yticks(list(y), g["params"].astype(str), fontsize=7)
+        ax.axvline(0, color="black", linewidth=0.8)
+        metric = g["metric"].iloc[0]
+        ax.set_xlabel(f"gain over default in {metric} (%), 95% interval", fontsize=8)
+        ax.set_title(title, fontsize=9)
+    handles = [Patch(color=c, label=v) for v, c in VERDICT_COLOURS.items() if v in set(tuning["verdict"])]
+    fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=len(handles))
     return fig

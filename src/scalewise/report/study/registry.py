@@ -20,6 +20,7 @@ SECTIONS = {
     "scalability": "Scalability (B8)",
     "profile": "The profile across scale (P1, P2, P6, P7, P8)",
     "comparisons": "Comparisons at equal scale, and energy (B9)",
+    "tuning": "MPI parameter sets against the default (B3)",
 }
 
 
@@ -108,7 +109,20 @@ FIXED: list[FigureSpec] = [
 ]
 
 
+def _no_tuning(a: StudyAnalysis) -> str | None:
+    return "No parameter set ran beside params=default." if a.tuning.empty else None
+
+
+TUNING = FigureSpec(
+    "b3-tuning", "B3", "tuning", "Gain of each parameter set over the default",
+    sf.b3_tuning, lambda a: (a.tuning,),
+    "Gain of each parameter set over params=default in the figure of merit (ratio of medians over the "
+    "repetitions, as speed for lower-is-better figures), with its 95% bootstrap interval. Green: better beyond "
+    "noise; red: worse; grey: within noise; pale: fewer than 3 repetitions a side.", _no_tuning)
+
+
 def figures_for(a: StudyAnalysis) -> list[FigureSpec]:
-    """The performance figures (one per swept setting, else one curve per application) then the fixed ones."""
+    """The performance figures (one per swept setting, else one curve per application), the fixed ones, and
+    B3's tuning section when the study compares parameter sets with a default."""
     axes = [k for k in a.swept if k not in SCALE_AXES and k != "app"] or ["app"]
-    return [_performance_spec(axis) for axis in axes] + FIXED
+    return [_performance_spec(axis) for axis in axes] + FIXED + ([TUNING] if not a.tuning.empty else [])

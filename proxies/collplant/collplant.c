@@ -1,0 +1,66 @@
+/* collplant: a program whose time is one collective, for checking `scalewise tune`.
+ *
+ * The timed loop calls MPI_Allreduce (MPI_SUM of --count doubles) and
+ * nothing else, so the collective's algorithm decides the run time.  Rank r
+ * contributes (r + 1) * (1 + j % 7) to element j, whole numbers whose sums
+ * are exact in double precision; after every call one element (a different
+ * one each time) and after the loop every element is checked against the
+ * closed form P(P+1)/2 * (1 + j % 7), and the run reports PASS only if all
+ * agree.
+ *
+ * On one rank every algorithm is a copy, so every choice is equal: the case a
+ * tuner must not claim a gain on.  Figure of merit: the median time of one
+ * MPI_Allreduce in microseconds (lower is better); a median rather than the
+ * loop's total so that a neighbour's burst of load on a shared machine moves
+ * it little. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#include "swproxy.h"
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sw_args_begin("collplant", argc, argv);
+    long count = sw_flag_long("--count", 1, 1L << 26, 1L << 17, 1L << 18, 1L << 20);
+    long iters = sw_flag_long("--iters", 1, 1000000, 40, 100, 200);
+    sw_args_end();
+
+    double *in = malloc(sizeof(double) * (size_t)count), *out = malloc(sizeof(double) * (size_t)count);
+    double *call = malloc(sizeof(double) * (size_t)iters);
+    if (!in || !out || !call) MPI_Abort(MPI_COMM_WORLD, 3);
+    double ranks_sum = 0.5 * (double)size * (double)(size + 1);
+    long wrong = 0;
+    for (long j = 0; j < count; j++) in[j] = (double)(rank + 1) * (double)(1 + j % 7);
+    double t0 = sw_sync_time();
+    for (long i = 0; i < iters; i++) {
+        double c0 = MPI_Wtime();
+        MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        call[i] = MPI_Wtime() - c0;
+        long j = (i * 7919) % count;
+        wrong += out[j] != ranks_sum * (double)(1 + j % 7);
+    }
+    double wall = sw_sync_time() - t0;
+    for (long j = 0; j < count; j++) wrong += out[j] != ranks_sum * (double)(1 + j % 7);
+    long all_wrong = 0;
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    qsort(call, (size_t)iters, sizeof(double), cmp_double);
+    double median = call[iters / 2], slowest = 0;
+    MPI_Allreduce(&median, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    char check[64];
+    snprintf(check, sizeof check, "wrong_elements=%ld", all_wrong);
+    int status = sw_result("collplant", slowest * 1e6, "us", 0, wall, check, all_wrong == 0);
+    free(in);
+    free(out);
+    free(call);
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,228 @@
+"""`scalewise tune`: from one profiled run, a study that sweeps the MPI library's choices for what dominates it.
+
+:func:`source_from_log` and :func:`source_from_study` find what to run and
+where (the profiled command, or the largest profiled run of a study) and the
+targets (``analysis/run/dominant.py``); :func:`plan_study` turns the targets
+into an ordinary study file (one parameter set per algorithm or threshold,
+each changing one thing from the default) cut to fit the time budget; the
+campaign runner runs it; :func:`winners` reads the B3 table
+(``analysis/study/tuning.py``) for the best set per target, and
+:func:`settings_file` writes the winner for the library to read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from scalewise.analysis.ratio import MIN_REPETITIONS
+from scalewise.analysis.run.dominant import Target, dominant_targets
+from scalewise.analysis.study.tuning import DEFAULT, best_sets
+from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.results import locate_results, read_results
+from scalewise.campaign.tune_choices import candidate_sets
+from scalewise.errors import ScalewiseError
+from scalewise.launch.preload import binary_flavour
+from scalewise.logfile.reader import read_profile
+from scalewise.model.profile import Profile
+
+LAUNCH_SECONDS = 1.0  # what starting and ending an MPI job adds to its measured time, about, on one node
+COMBINED = "combined"
+CONFIRM_REPETITIONS = 4  # 1 in 70 that a set equal to the default wins all four runs a side by chance
+
+
+@dataclass
+class TuneSource:
+    """What to run again, how, and what its profile says dominates it."""
+
+    origin: str  # the log or study it came from, for the study's description
+    profile: Profile
+    mpi: str
+    application: dict  # the study file's application entry
+    workdir: Path
+    axes: dict  # ranks, nodes, transport and custom axes of the run to tune
+    run_seconds: float  # one run, launch included, estimated
+    transports: dict = field(default_factory=dict)  # a non-built-in transport's definition
+
+    @property
+    def targets(self) -> list[Target]:
+        return dominant_targets(self.profile)
+
+
+def _flavour(profile: Profile) -> str:
+    library = str(profile.meta.get("mpi_library") or "")
+    if "Open MPI" in library:
+        return "openmpi"
+    if "MPICH" in library:
+        return "mpich"
+    command = profile.meta.get("command") or []
+    found = binary_flavour(command[0]) if command else None
+    if found is None:
+        raise ScalewiseError(f"{profile.path}: cannot tell which MPI library the run used (mpi_library: "
+                             f"{library.splitlines()[0] if library else 'not recorded'})")
+    return found
+
+
+def _template(arg: str) -> str:
+    return arg.replace("{", "{{").replace("}", "}}")  # a literal argument, not a placeholder
+
+
+def source_from_log(path: str | Path, fom: dict | None = None) -> TuneSource:
+    """The command a profile log recorded, run again from the folder it ran in."""
+    profile = read_profile(path)
+    command = profile.meta.get("command")
+    if not command:
+        raise ScalewiseError(f"{path}: the log records no command line to run again")
+    start, end = profile.meta.get("start_time"), profile.meta.get("end_time")
+    seconds = (float(end) - float(start) if start and end else float(profile.ranks["wall"].max())) + LAUNCH_SECONDS
+    return TuneSource(origin=str(path), profile=profile, mpi=_flavour(profile),
+                      application={"command": [_template(a) for a in command], "fom": fom or {"source": "wall"}},
+                      workdir=Path(profile.meta.get("cwd") or "."), axes={"ranks": [profile.nranks]},
+                      run_seconds=seconds)
+
+
+def source_from_study(path: str | Path) -> TuneSource:
+    """The largest successful profiled run of a study, with its application, settings and custom axes."""
+    located = locate_results(path)
+    if located.study is None:
+        raise ScalewiseError(f"{path}: give the study file (its applications say what to run), not its results")
+    study = located.study
+    runs = read_results(located, profiles=False).runs
+    runs = runs[(runs["status"] == "ok") & runs["profile_path"].notna()]
+    if runs.empty:
+        raise ScalewiseError(f"{path}: no successful profiled run to tune from (set profile: true and run the study)")
+    runs = runs.assign(_size=runs["nodes"] * runs["ranks"]).sort_values(["_size", "run_id"], ascending=[False, True])
+    run = runs.iloc[0]
+    same = runs[(runs["app"] == run["app"]) & (runs["_size"] == run["_size"]) & (runs["mpi"] == run["mpi"])]
+    app = study.model.applications[run["app"]].model_dump(exclude_defaults=True)
+    axes = {"nodes": [int(run["nodes"])], "ranks": [int(run["ranks"])], "transport": [run["transport"]]}
+    for name in study.model.axes.custom():
+        axes[name] = [run[name]]
+    transports = {t: s.model_dump(exclude_defaults=True) for t, s in study.model.transports.items()
+                  if t == run["transport"]}
+    return TuneSource(origin=f"{path} (run {run['run_id']}: {run['app']}, {run['mpi']}, {int(run['ranks'])} ranks)",
+                      profile=read_profile(run["profile_path"]), mpi=str(run["mpi"]), application=app,
+                      workdir=study.workdir, axes=axes, run_seconds=float(same["wall"].median()),
+                      transports=transports)
+
+
+@dataclass(frozen=True)
+class TunePlan:
+    """The study to run and what was left out of it to fit the budget."""
+
+    study: dict
+    targets: list[Target]
+    sets: dict[str, dict[str, MpiSettings]]  # per target, the sets kept
+    dropped: list[str]  # sets left out for the budget
+    runs: int  # screening runs
+    seconds: float  # screening and, at most, confirmation
+
+
+def _over_network(source: TuneSource) -> bool:
+    return source.axes.get("nodes", [1])[0] > 1 or source.axes.get("transport", ["default"])[0] == "tcp"
+
+
+def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions: int = MIN_REPETITIONS) -> TunePlan:
+    """The tuning study: the default plus every candidate set that fits in the budget, busiest target first."""
+    if source.mpi not in MPI_LIBRARIES:
+        raise ScalewiseError(f"cannot tune MPI library {source.mpi!r} (expected {', '.join(MPI_LIBRARIES)})")
+    if repetitions < MIN_REPETITIONS:
+        raise ScalewiseError(f"--repetitions: at least {MIN_REPETITIONS}, or the noise guard cannot decide")
+    targets = source.targets
+    if not targets:
+        raise ScalewiseError(f"{source.origin}: no collective or point-to-point traffic holds 5% of MPI time; "
+                             "nothing for MPI settings to tune")
+    candidates = candidate_sets(source.mpi, targets, _over_network(source))
+    if not candidates:
+        names = ", ".join(t.name for t in targets)
+        raise ScalewiseError(f"{source.origin}: {source.mpi} offers no choice for what dominates ({names})")
+    per_set = repetitions * source.run_seconds
+    # Confirmation: the default, a winner per target and their combination, on fresh runs.
+    confirm = (len(candidates) + 2 if len(candidates) > 1 else 2) * max(repetitions, CONFIRM_REPETITIONS)
+    reserve = confirm * source.run_seconds
+    room = int((budget_minutes * 60 - reserve) // per_set) - 1  # the default's runs come first
+    if room < 1:
+        need = math.ceil((2 * per_set + reserve) / 60)
+        raise ScalewiseError(f"--budget {budget_minutes:g}: one run takes about {source.run_seconds:.1f} s, so the "
+                             f"default and one set at {repetitions} repetitions, then their confirmation, need "
+                             f"{need} minutes")
+    kept: dict[str, dict[str, MpiSettings]] = {}
+    dropped = []
+    for target, sets in candidates.items():
+        for set_name, settings in sets.items():
+            if room > 0:
+                kept.setdefault(target, {})[set_name] = settings
+                room -= 1
+            else:
+                dropped.append(set_name)
+    params = {n: s for sets in kept.values() for n, s in sets.items()}
+    study = {
+        "name": name,
+        "description": f"MPI settings for what dominates {source.origin}: "
+                       + "; ".join(f"{t.name} {t.pct_mpi:.0f}% of MPI time, {t.size_label}, {t.comm_size} ranks"
+                                   for t in targets),
+        "workdir": str(source.workdir.resolve()),
+        "output": f"{name}.study",
+        "applications": {"app": source.application},
+        "axes": {**source.axes, "mpi": [source.mpi], "params": [DEFAULT, *params]},
+        "transports": source.transports,
+        "parameter_sets": {n: s.model_dump(exclude_defaults=True) for n, s in params.items()},
+        "repetitions": repetitions,
+        "timeout": max(30.0, round(10 * source.run_seconds)),
+    }
+    if not study["transports"]:
+        del study["transports"]
+    runs = (len(params) + 1) * repetitions
+    return TunePlan(study, targets, kept, dropped, runs, (runs + confirm) * source.run_seconds)
+
+
+def write_study(study: dict, path: Path, header: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    comment = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    path.write_text(comment + yaml.safe_dump(study, sort_keys=False, default_flow_style=None, width=110))
+
+
+def confirmation_study(study: dict, winners: list[str], repetitions: int) -> dict:
+    """A second, independent study of the default against the screening's winners (and, with two or more,
+    all of them at once as ``combined``): a winner counts only if it wins again on fresh runs."""
+    sets = {n: study["parameter_sets"][n] for n in winners}
+    if len(winners) >= 2:
+        merged: dict[str, dict] = {}
+        for name in winners:
+            for kind, values in sets[name].items():
+                merged.setdefault(kind, {}).update(values)
+        sets[COMBINED] = merged
+    name = study["name"] + "-confirm"
+    return {**study, "name": name, "output": f"{name}.study",
+            "description": "Confirmation on fresh runs: " + study["description"],
+            "axes": {**study["axes"], "params": [DEFAULT, *sets]}, "parameter_sets": sets,
+            "repetitions": repetitions}
+
+
+def winners(tuning: pd.DataFrame, targets: dict[str, dict]) -> dict[str, pd.Series | None]:
+    """Per target, the row of its best set if one beats the default beyond noise, else None."""
+    out = {}
+    for target, sets in targets.items():
+        rows = tuning[tuning["params"].isin(list(sets))]
+        best = best_sets(rows)
+        out[target] = best.iloc[0] if not best.empty else None
+    return out
+
+
+def settings_file(mpi: str, settings: MpiSettings | None, note: str) -> str:
+    """The winner as Open MPI reads MCA parameter files (``name = value``) or as an environment file (``NAME=VALUE``)."""
+    lines = [f"# {line}" for line in note.splitlines()]
+    if settings is None:
+        lines.append("# no setting beat the default beyond noise: nothing to set")
+    elif mpi == "openmpi":
+        lines.append("# use: mpirun --mca mca_base_param_files THIS_FILE ... (or append to ~/.openmpi/mca-params.conf)")
+        lines += [f"{k} = {v}" for k, v in sorted(settings.mca.items())]
+        lines += [f"# environment: {k}={v}" for k, v in sorted({**settings.env, **settings.openmpi_env}.items())]
+    else:
+        lines.append("# use: set -a; . THIS_FILE; set +a; mpiexec ...")
+        lines += [f"{k}={v}" for k, v in sorted({**settings.cvars, **settings.env, **settings.mpich_env}.items())]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""What each MPI library lets a user choose for a collective or for point-to-point, as parameter sets.
+
+Open MPI 4.1 (``ompi_info --all``, component coll/tuned): an algorithm is
+forced with ``coll_tuned_use_dynamic_rules=1`` and
+``coll_tuned_<coll>_algorithm=N``; the numbers below are the ``Valid values``
+Open MPI 4.1.4 prints on this machine (0, "ignore", is the default: the
+fixed decision rules).  MPICH 4.0 (``mpivars``): ``MPIR_CVAR_<COLL>_INTRA_ALGORITHM``
+takes a name; ``auto`` is the default.  Point-to-point: the size up to which a
+message is sent eagerly (Open MPI's ``btl_<btl>_eager_limit``; MPICH's
+shared-memory queue cell, ``MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE``, on one
+node, UCX's ``UCX_RNDV_THRESH`` between nodes).
+"""
+
+from __future__ import annotations
+
+from scalewise.analysis.run.dominant import Target
+from scalewise.campaign.mpi_settings import MpiSettings
+from scalewise.model.profile import bin_bounds
+
+OPENMPI_ALGORITHMS: dict[str, dict[int, str]] = {
+    "allreduce": {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",
+                  5: "segmented_ring", 6: "rabenseifner"},
+    "bcast": {1: "basic_linear", 2: "chain", 3: "pipeline", 4: "split_binary_tree", 5: "binary_tree",
+              6: "binomial", 7: "knomial", 8: "scatter_allgather", 9: "scatter_allgather_ring"},
+    "reduce": {1: "linear", 2: "chain", 3: "pipeline", 4: "binary", 5: "binomial", 6: "in-order_binary",
+               7: "rabenseifner"},
+    "alltoall": {1: "linear", 2: "pairwise", 3: "modified_bruck", 4: "linear_sync", 5: "two_proc"},
+    "alltoallv": {1: "basic_linear", 2: "pairwise"},
+    "allgather": {1: "linear", 2: "bruck", 3: "recursive_doubling", 4: "ring", 5: "neighbor", 6: "two_proc"},
+    "allgatherv": {1: "default", 2: "bruck", 3: "ring", 4: "neighbor", 5: "two_proc"},
+    "barrier": {1: "linear", 2: "double_ring", 3: "recursive_doubling", 4: "bruck", 5: "two_proc", 6: "tree"},
+    "gather": {1: "basic_linear", 2: "binomial", 3: "linear_sync"},
+    "scatter": {1: "basic_linear", 2: "binomial", 3: "linear_nb"},
+    "reduce_scatter": {1: "non-overlapping", 2: "recursive_halving", 3: "ring", 4: "butterfly"},
+}
+# Open MPI's two_proc algorithms refuse any communicator but two ranks.
+_TWO_PROC_ONLY = "two_proc"
+
+MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "allreduce": ("nb", "smp", "recursive_doubling", "reduce_scatter_allgather"),
+    "bcast": ("binomial", "nb", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"),
+    "reduce": ("binomial", "nb", "smp", "reduce_scatter_gather"),
+    "alltoall": ("brucks", "nb", "pairwise", "pairwise_sendrecv_replace", "scattered"),
+    "alltoallv": ("nb", "pairwise_sendrecv_replace", "scattered"),
+    "allgather": ("brucks", "nb", "recursive_doubling", "ring"),
+    "allgatherv": ("brucks", "nb", "recursive_doubling", "ring"),
+    "barrier": ("nb", "smp", "dissemination"),
+    "gather": ("binomial", "nb"),
+    "scatter": ("binomial", "nb"),
+    "reduce_scatter": ("nb", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving"),
+}
+
+# Defaults on this machine (ompi_info --all; mpivars), the value a threshold set moves away from.
+OPENMPI_EAGER = {"vader": 4096, "tcp": 65536}
+MPICH_SHM_CELL = 69632
+EAGER_RANGE = (1024, 1 << 20)
+
+
+def algorithm_sets(mpi: str, target: Target) -> dict[str, MpiSettings]:
+    """One parameter set per algorithm the library offers for ``target``'s collective (none if it offers none)."""
+    coll = target.collective
+    out: dict[str, MpiSettings] = {}
+    if mpi == "openmpi":
+        for number, name in OPENMPI_ALGORITHMS.get(coll, {}).items():
+            if name == _TWO_PROC_ONLY and target.comm_size != 2:
+                continue
+            out[f"{coll}-{number}-{name}"] = MpiSettings(mca={"coll_tuned_use_dynamic_rules": "1",
+                                                              f"coll_tuned_{coll}_algorithm": str(number)})
+    elif mpi == "mpich":
+        for name in MPICH_ALGORITHMS.get(coll, ()):
+            out[f"{coll}-{name}"] = MpiSettings(cvars={f"MPIR_CVAR_{coll.upper()}_INTRA_ALGORITHM": name})
+    return out
+
+
+def threshold_values(target: Target, default: int) -> list[int]:
+    """Thresholds worth a run: just above the busiest size (it goes eagerly) and just below it (it does not)."""
+    if target.mode_bin < 1:
+        return []
+    lo, hi = bin_bounds(target.mode_bin)
+    values = {min(max(v, EAGER_RANGE[0]), EAGER_RANGE[1]) for v in (hi, lo // 2)}
+    return sorted(v for v in values if v != default)
+
+
+def threshold_sets(mpi: str, target: Target, over_network: bool) -> dict[str, MpiSettings]:
+    """Parameter sets that move the eager/rendezvous threshold around ``target``'s typical size."""
+    out: dict[str, MpiSettings] = {}
+    if mpi == "openmpi":
+        btl = "tcp" if over_network else "vader"
+        for v in threshold_values(target, OPENMPI_EAGER[btl]):
+            out[f"eager-{v}"] = MpiSettings(mca={f"btl_{btl}_eager_limit": str(v)})
+    elif mpi == "mpich":
+        for v in threshold_values(target, -1 if over_network else MPICH_SHM_CELL):
+            out[f"eager-{v}"] = (MpiSettings(mpich_env={"UCX_RNDV_THRESH": str(v)}) if over_network
+                                 else MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v)}))
+    return out
+
+
+def candidate_sets(mpi: str, targets: list[Target], over_network: bool) -> dict[str, dict[str, MpiSettings]]:
+    """Per target name, its parameter sets (each changes one thing from the default), busiest target first."""
+    out = {}
+    for t in targets:
+        sets = algorithm_sets(mpi, t) if t.collective else threshold_sets(mpi, t, over_network)
+        if sets:
+            out[t.name] = sets
+    return out
