@@ -49,15 +49,18 @@ class RatioInterval:
         return self.ratio - 1.0 if higher_is_better else 1.0 / self.ratio - 1.0
 
 
-def ratio_interval(base, other, level: float = 0.95, resamples: int = RESAMPLES, seed: int = SEED) -> RatioInterval:
-    """Ratio of the median of ``other`` to the median of ``base``, with its ``level`` bootstrap interval."""
+def ratio_interval(base, other, level: float = 0.95, resamples: int = RESAMPLES, seed: int = SEED,
+                   rng: np.random.Generator | None = None) -> RatioInterval:
+    """Ratio of the median of ``other`` to the median of ``base``, with its ``level`` bootstrap interval.
+
+    ``rng`` replaces the seeded generator (a many-seed test passes its own)."""
     b = np.asarray(base, dtype=float)
     o = np.asarray(other, dtype=float)
     b, o = b[np.isfinite(b)], o[np.isfinite(o)]
     if b.size == 0 or o.size == 0 or np.median(b) == 0:
         nan = float("nan")
         return RatioInterval(nan, nan, nan, int(b.size), int(o.size), level)
-    rng = np.random.default_rng(seed)
+    rng = rng if rng is not None else np.random.default_rng(seed)
     mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
     mo = np.median(rng.choice(o, size=(resamples, o.size), replace=True), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -15,6 +15,7 @@ when all of these hold:
   from it (for 3 repetitions that is half their range; unlike the range it
   does not grow with more repetitions, nor with one slow outlier among five).
 
+The bootstrap itself is `analysis/ratio.py`, shared with `scalewise tune`.
 The ratio is oriented so that above 1 means the first side performs better
 (its performance over the other's, or the inverse for a lower-is-better figure
 of merit).  ``tests/study/test_noise_rule.py`` measures the rule's false-claim
@@ -26,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from scalewise.analysis.ratio import ratio_interval as shared_ratio_interval
 
 MIN_REPS = 3
 MARGIN = 0.05
@@ -54,14 +57,9 @@ def scatter(values: np.ndarray) -> float:
 def ratio_interval(a: np.ndarray, b: np.ndarray, higher_is_better: bool,
                    rng: np.random.Generator | None = None) -> tuple[float, float, float]:
     """(ratio of medians, interval low, interval high), a over b oriented to "a is better"."""
-    rng = rng if rng is not None else np.random.default_rng(SEED)
-    ma = np.median(rng.choice(a, size=(RESAMPLES, len(a)), replace=True), axis=1)
-    mb = np.median(rng.choice(b, size=(RESAMPLES, len(b)), replace=True), axis=1)
-    boot = ma / mb if higher_is_better else mb / ma
-    ratio = np.median(a) / np.median(b) if higher_is_better else np.median(b) / np.median(a)
-    tail = 100 * (1 - LEVEL) / 2
-    lo, hi = np.percentile(boot, [tail, 100 - tail])
-    return float(ratio), float(lo), float(hi)
+    base, other = (b, a) if higher_is_better else (a, b)
+    r = shared_ratio_interval(base, other, level=LEVEL, resamples=RESAMPLES, seed=SEED, rng=rng)
+    return r.ratio, r.low, r.high
 
 
 def efficiency(point, base, ideal: float, higher_is_better: bool) -> Verdict:
