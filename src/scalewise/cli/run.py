@@ -24,8 +24,11 @@ from scalewise.report.run.terminal import print_summary
 @click.option("--quiet", is_flag=True, help="Print only the log path, no summary.")
 @click.option("--cluster", "on_cluster", is_flag=True,
               help="Run across the emulated cluster's nodes (scalewise cluster up).")
+@click.option("--trace", is_flag=True,
+              help="Also record every rank's MPI operations (.swtrace, for scalewise whatif).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, command: tuple[str, ...]) -> None:
+def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, trace: bool,
+        command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
     \b
@@ -40,7 +43,7 @@ def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, comman
     if on_cluster:
         launch = cluster_launch(require_cluster(), argv, flavour=flavour)
         argv, env = launch.argv, launch.env
-    job = run_profiled(argv, outdir, flavour, base_env=env)
+    job = run_profiled(argv, outdir, flavour, base_env=env, trace=trace)
     if job.stopped_by is not None:
         kept = f"; logs kept: {', '.join(map(str, job.logs))}" if job.logs else ""
         raise Interrupted(job.stopped_by, f"interrupted: the job was stopped{kept}")
@@ -65,6 +68,10 @@ def run(outdir: Path, flavour: str | None, quiet: bool, on_cluster: bool, comman
     if not quiet:
         print_summary(profile)
     click.echo(f"profile: {log}")
+    for path in job.traces:
+        click.echo(f"trace: {path}")
+    if trace and not job.traces:
+        raise ProfilerFailed("no trace was written (see the job's messages above)")
     if job.returncode:
         state = "partial" if profile.partial else "complete"
         raise ApplicationFailed(f"the application {describe_exit(job.returncode)}; the profile is {state}")
