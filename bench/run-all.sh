@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 .venv/bin/python bench/bench_report.py
 .venv/bin/python bench/oversubscribed.py
 .venv/bin/python bench/bench_replay.py
+.venv/bin/python bench/bench_trace.py

@@ -358,6 +358,9 @@ void sw_trace_finish(void)
 {
     if (!sw_tracing)
         return;
+    /* The computation after the last recorded call, up to MPI_Finalize: an
+     * event that communicates nothing, so the replay ends where the run did. */
+    event(SW_FN_MPI_Finalize, 0, MPI_COMM_WORLD, sw_J.tsc1, sw_J.tsc1);
     sw_tracing = 0;
     sw_trace_file f = {.path = S.path, .events = &S.events, .waits = &S.waits, .capped = S.capped,
                        .ncomms = ncomms};

@@ -46,6 +46,7 @@ def planted(rank: int) -> tuple[list[tuple], list[int]]:
     else:
         events += [("MPI_Irecv", IR, partner, 4, 5, 0, 4, -1, 0, 0), ("MPI_Wait", W, -1, 0, 0, 0, -1, -1, 0, 1)]
     events.append(("MPI_Barrier", C, -1, 0, 0, 0, -1, -1, 0, 0))
+    events.append(("MPI_Finalize", Kind.OTHER, -1, 0, 0, 0, -1, -1, 0, 0))  # the compute before it
     return events, [1, 0, 2, 3, 4]  # Waitall got [irecv, isend]
 
 
