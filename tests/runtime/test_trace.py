@@ -3,6 +3,7 @@ the Python reader, holds exactly the planted sequence under both MPIs."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import rt_mpijob
+
+import scalewise
 
 from scalewise import whatif
 from scalewise.whatif.trace import Kind
@@ -102,3 +105,22 @@ def test_scalewise_run_trace_keeps_the_trace_beside_the_log(program, tmp_path):
     assert trace.stem == log.stem and f"trace: {trace}" in res.stdout
     t = read_trace(trace)
     assert [len(ev) for ev in t.ranks] == [len(planted(r)[0]) for r in range(NRANKS)]
+
+
+@pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
+def test_whatif_puts_the_measured_log_beside_the_predictions(mpi_job, program, flavour):
+    traced(mpi_job, program, flavour, "planted")
+    job = mpi_job(f"trace-planted-{flavour}", flavour, NRANKS, [])  # the run above, as recorded
+    res = subprocess.run([str(Path(sys.executable).parent / "scalewise"), "whatif", str(job.workdir / "job.swtrace"),
+                          "--network", "ideal", "--mpi", flavour, "--json"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["measured"] == str(job.logfile)
+    rows = {r["source"]: r for r in out["summary"]}
+    measured = scalewise.load(job.logfile).ranks
+    assert rows["measured"]["wall_time"] == pytest.approx(measured["wall"].max(), rel=1e-12)
+    assert rows["measured"]["mpi"] == pytest.approx(measured["mpi_time"].sum(), rel=1e-12)
+    # The trace covers MPI_Init's return to MPI_Finalize: the replay's compute
+    # plus MPI time of each rank adds up to its measured window on any network.
+    ideal = rows["ideal"]
+    assert ideal["compute"] + ideal["mpi"] <= measured["wall"].sum() * (1 + 1e-6)

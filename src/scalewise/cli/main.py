@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from scalewise._version import __version__
-from scalewise.cli import cluster, memory, run, show, study, study_report
+from scalewise.cli import cluster, memory, run, show, study, study_report, whatif
 from scalewise.cli.group import OneLineErrors
 
 
@@ -27,6 +27,7 @@ study.study.add_command(study_report.report)  # analysis side of `study`, kept i
 cli.add_command(show.report)
 cli.add_command(cluster.cluster)
 cli.add_command(memory.memory)
+cli.add_command(whatif.whatif)
 
 if __name__ == "__main__":
     cli()
