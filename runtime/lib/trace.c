@@ -15,6 +15,7 @@
 #include "core.h"
 #include "hot.h"
 #include "job.h"
+#include "requests.h"
 #include "table.h"
 #include "trace.h"
 #include "trace_spool.h"
@@ -43,29 +44,7 @@ typedef struct {
 static sw_treq *reqs;
 static unsigned req_mask, req_used;
 
-#ifdef OPEN_MPI
-extern char ompi_request_empty;
-#pragma weak ompi_request_empty
-#endif
-
-/* Handles that stand for several operations at once (see requests.c): their
- * entries sit side by side and a completion takes the oldest. */
-static int shared_handle(uintptr_t key)
-{
-#ifdef OPEN_MPI
-    return key == (uintptr_t)&ompi_request_empty;
-#else
-    return (key >> 30 & 3) == 1;
-#endif
-}
-
-static unsigned free_slot(uintptr_t key)
-{
-    unsigned i = sw_home(key, req_mask);
-    while (reqs[i].key)
-        i = (i + 1) & req_mask;
-    return i;
-}
+static unsigned free_slot(uintptr_t key) { return sw_free_slot(reqs, sizeof *reqs, req_mask, key); }
 
 static int req_grow(void)
 {
@@ -89,7 +68,7 @@ static void req_add(MPI_Request r, int64_t id, uint64_t event, int recv, MPI_Com
         S.capped = 1;
         return;
     }
-    unsigned i = shared_handle(key) ? free_slot(key) : sw_probe(reqs, sizeof *reqs, req_mask, key);
+    unsigned i = sw_request_shared(key) ? free_slot(key) : sw_probe(reqs, sizeof *reqs, req_mask, key);
     if (!reqs[i].key)
         req_used++;
     reqs[i] = (sw_treq){key, id, event, recv, comm};
