@@ -19,7 +19,8 @@ from scalewise.launch.launchline import LaunchLine, check_flavours, parse_launch
 from scalewise.launch.preload import openmpi_forwarding, preload_env, profiler_variables, with_env_list
 from scalewise.launch.process import run_foreground
 
-TEMPORARY_LOGS = ("*.swlog.tmp.*", "*.swtrace.tmp.*")  # what a rank killed while writing leaves
+TEMPORARY_LOGS = "*.swlog.tmp.*"  # what a rank killed while writing leaves (runtime/lib/logwrite.c)
+TEMPORARY_TRACES = "*.swtrace.tmp.*"  # and the trace writer (runtime/lib/trace_write.c)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
         env.setdefault("SCALEWISE_QUIET", "1")  # the path is printed after the summary instead
         command, env = injected_command(line, env)
         code, stopped_by = run_foreground(command, env)
-        for pattern in TEMPORARY_LOGS:
+        for pattern in (TEMPORARY_LOGS, TEMPORARY_TRACES):
             for tmp in staging.glob(pattern):
                 tmp.unlink()  # a rank aborted while writing: never a log, never to be kept
         logs = [_move_into(log, outdir) for log in sorted(staging.glob("*.swlog"))]
