@@ -7,3 +7,4 @@ cd "$(dirname "$0")/.."
 .venv/bin/python bench/oversubscribed.py
 .venv/bin/python bench/bench_replay.py
 .venv/bin/python bench/bench_trace.py
+.venv/bin/python bench/whatif_accuracy.py
