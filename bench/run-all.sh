@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 .venv/bin/python bench/bench_report.py
 .venv/bin/python bench/oversubscribed.py
 .venv/bin/python bench/bench_replay.py
+.venv/bin/python bench/bench_trace.py
+.venv/bin/python bench/whatif_accuracy.py

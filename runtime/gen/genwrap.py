@@ -18,6 +18,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gentrace import trace_lines  # noqa: E402
+
 CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
         "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
@@ -240,6 +243,7 @@ def wrapper(fn: Function) -> str:
         lines += ["    uint64_t sw_t0 = sw_ticks();",
                   f"    int rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
+        lines += [f"    {s}" for s in trace_lines(fn)]
         lines += [f"    {s}" for s in post]
         lines += [f"    sw_leave(T, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
     lines.append("}")

@@ -11,6 +11,7 @@
 #include "hot.h"
 #include "job.h"
 #include "logwrite.h"
+#include "trace.h"
 
 __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 volatile int sw_on;
@@ -174,6 +175,7 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     sw_J.real0 = clock_ns(CLOCK_REALTIME);
     sw_J.mono0 = clock_ns(CLOCK_MONOTONIC);
     sw_J.tsc0 = sw_ticks();
+    sw_trace_start();
     sw_on = 1;
 }
 
@@ -212,6 +214,7 @@ void sw_finishing(int fn)
     if (!stop(fn))
         return;
     sw_write_log(0);
+    sw_trace_finish();
     sw_pmpi.Group_free(&sw_J.world_group);
     sw_pmpi.Comm_free(&sw_J.comm);
 }

@@ -31,37 +31,13 @@ static unsigned mask, used;
 #define LOCK() do { if (sw_mt) pthread_mutex_lock(&sw_J.mt_lock); } while (0)
 #define UNLOCK() do { if (sw_mt) pthread_mutex_unlock(&sw_J.mt_lock); } while (0)
 
-#ifdef OPEN_MPI
-/* Open MPI's request for operations complete at once; only its address is used. */
-extern char ompi_request_empty;
-#pragma weak ompi_request_empty
-#endif
-
-static int shared_handle(uintptr_t key)
-{
-#ifdef OPEN_MPI
-    return key == (uintptr_t)&ompi_request_empty;
-#else
-    /* MPICH handle kind, bits 31-30: 01 is a builtin (preallocated) request. */
-    return (key >> 30 & 3) == 1;
-#endif
-}
-
-/* The first empty slot of key's probe chain, after any entries with the
- * same key, so that lookups (sw_probe) find the oldest one first. */
-static unsigned free_slot(uintptr_t key)
-{
-    unsigned i = sw_home(key, mask);
-    while (table[i].key)
-        i = (i + 1) & mask;
-    return i;
-}
+static unsigned free_slot(uintptr_t key) { return sw_free_slot(table, sizeof *table, mask, key); }
 
 /* Where a new entry for key goes: beside the others of a shared handle, else
  * over a stale entry of the same handle if there is one. */
 static unsigned new_slot(uintptr_t key)
 {
-    return shared_handle(key) ? free_slot(key) : sw_probe(table, sizeof *table, mask, key);
+    return sw_request_shared(key) ? free_slot(key) : sw_probe(table, sizeof *table, mask, key);
 }
 
 static int grow(void)

@@ -8,6 +8,24 @@
 
 #include "state.h"
 
+#ifdef OPEN_MPI
+/* Open MPI's request for operations complete at once; only its address is used. */
+extern char ompi_request_empty;
+#pragma weak ompi_request_empty
+#endif
+
+/* Some handles stand for several live operations at once (requests.c says
+ * which): their entries are kept side by side and a completion takes the oldest. */
+static inline int sw_request_shared(uintptr_t key)
+{
+#ifdef OPEN_MPI
+    return key == (uintptr_t)&ompi_request_empty;
+#else
+    /* MPICH handle kind, bits 31-30: 01 is a builtin (preallocated) request. */
+    return (key >> 30 & 3) == 1;
+#endif
+}
+
 #define SW_REQ_RECV 0x1u       /* bytes are known only from the completion status */
 #define SW_REQ_PERSISTENT 0x2u /* survives completion; MPI_Start re-arms it */
 #define SW_REQ_SEND 0x4u       /* persistent send: each start is a message to peer */

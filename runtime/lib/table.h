@@ -30,6 +30,16 @@ static inline unsigned sw_probe(const void *base, size_t elsize, unsigned mask, 
     }
 }
 
+/* The first empty slot of key's probe chain, after any entries with the
+ * same key, so that lookups (sw_probe) find the oldest one first. */
+static inline unsigned sw_free_slot(const void *base, size_t elsize, unsigned mask, uintptr_t key)
+{
+    unsigned i = sw_home(key, mask);
+    while (sw_key_at(base, elsize, i))
+        i = (i + 1) & mask;
+    return i;
+}
+
 /* Empty slot i by backward-shift deletion, which keeps every probe chain
  * intact without tombstones. */
 static inline void sw_erase(void *base, size_t elsize, unsigned mask, unsigned i)

@@ -81,7 +81,7 @@ class Job:
 def mpi_job(shared_dir, profiler_libs):
     """mpi_job(key, flavour, nranks, argv, **run options) -> Job, run once per key.
     The first worker to ask runs it; the others read its recorded result.  argv
-    may contain "{workdir}", replaced by the job's own directory."""
+    and the values of extra_env may contain "{workdir}", replaced by the job's own directory."""
 
     def run(key: str, flavour: str, nranks: int, argv: list, **options) -> Job:
         workdir = shared_dir / f"job-{key}"
@@ -90,6 +90,9 @@ def mpi_job(shared_dir, profiler_libs):
             if not result.is_file():
                 workdir.mkdir(exist_ok=True)
                 args = [str(a).replace("{workdir}", str(workdir)) for a in argv]
+                if options.get("extra_env"):
+                    options["extra_env"] = {k: str(v).replace("{workdir}", str(workdir))
+                                            for k, v in options["extra_env"].items()}
                 res = rt_mpijob.run(flavour, nranks, args, workdir / "job.swlog", cwd=workdir, **options)
                 result.write_text(json.dumps([res.returncode, res.stdout, res.stderr]))
         rc, out, err = json.loads(result.read_text())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from scalewise._version import __version__
-from scalewise.cli import cluster, memory, run, show, study, study_report, tune
+from scalewise.cli import calibrate, cluster, memory, run, show, study, study_report, tune, whatif
 from scalewise.cli.group import OneLineErrors
 
 
@@ -28,6 +28,8 @@ cli.add_command(show.report)
 cli.add_command(cluster.cluster)
 cli.add_command(memory.memory)
 cli.add_command(tune.tune)
+cli.add_command(whatif.whatif)
+cli.add_command(calibrate.calibrate)
 
 if __name__ == "__main__":
     cli()

@@ -28,8 +28,10 @@ from scalewise.report.run.terminal import print_summary
 @json_option("the profile (as `summary LOG --json`, with the log's path as `log`) instead of the summary")
 @click.option("--cluster", "on_cluster", is_flag=True,
               help="Run across the emulated cluster's nodes (scalewise cluster up).")
+@click.option("--trace", is_flag=True,
+              help="Also record every rank's MPI operations (.swtrace, for scalewise whatif).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluster: bool,
+def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluster: bool, trace: bool,
         command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
@@ -46,7 +48,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
         launch = cluster_launch(require_cluster(), argv, flavour=flavour)
         argv, env = launch.argv, launch.env
     # With --json our stdout carries one JSON document: the job's own output goes to stderr.
-    job = run_profiled(argv, outdir, flavour, base_env=env, job_stdout=sys.stderr.fileno() if as_json else None)
+    job = run_profiled(argv, outdir, flavour, base_env=env, job_stdout=sys.stderr.fileno() if as_json else None,
+                       trace=trace)
     if job.stopped_by is not None:
         kept = f"; logs kept: {', '.join(map(str, job.logs))}" if job.logs else ""
         raise Interrupted(job.stopped_by, f"interrupted: the job was stopped{kept}")
@@ -68,12 +71,17 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     if job.line.ranks is not None and profile.nranks != job.line.ranks:
         raise ScalewiseError(f"world size mismatch: the launch line asks for {plural(job.line.ranks, 'rank')}, the job ran "
                              f"{profile.nranks} (log kept: {log})")
+    if trace and not job.traces:
+        raise ProfilerFailed("no trace was written (see the job's messages above)")
     if as_json:
-        echo_json({"log": str(log), **profile.to_json_dict()})
+        traces = {"traces": [str(t) for t in job.traces]} if trace else {}
+        echo_json({"log": str(log), **traces, **profile.to_json_dict()})
     else:
         if not quiet:
             print_summary(profile)
         click.echo(f"profile: {log}")
+        for path in job.traces:
+            click.echo(f"trace: {path}")
     if job.returncode:
         state = "partial" if profile.partial else "complete"
         raise ApplicationFailed(f"the application {describe_exit(job.returncode)}; the profile is {state}")

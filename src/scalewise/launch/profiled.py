@@ -20,6 +20,7 @@ from scalewise.launch.preload import openmpi_forwarding, preload_env, profiler_v
 from scalewise.launch.process import run_foreground
 
 TEMPORARY_LOGS = "*.swlog.tmp.*"  # what a rank killed while writing leaves (runtime/lib/logwrite.c)
+TEMPORARY_TRACES = "*.swtrace.tmp.*"  # and the trace writer (runtime/lib/trace_write.c)
 
 
 @dataclass
@@ -30,6 +31,7 @@ class ProfiledJob:
     flavour: str
     returncode: int
     logs: list[Path]
+    traces: list[Path]  # with trace=True: the .swtrace of each log (docs/trace-format.md)
     stopped_by: int | None  # SIGINT/SIGTERM that scalewise received and forwarded
 
 
@@ -46,11 +48,13 @@ def injected_command(line: LaunchLine, env: dict[str, str]) -> tuple[list[str], 
 
 
 def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
-                 base_env: dict[str, str] | None = None, job_stdout: int | None = None) -> ProfiledJob:
+                 base_env: dict[str, str] | None = None, job_stdout: int | None = None,
+                 trace: bool = False) -> ProfiledJob:
     """Check the line, run it with the profiler injected, collect its logs into ``outdir``.
 
     ``base_env``: the environment to add the profiler to (default: this process's);
-    ``job_stdout``: where the job's standard output goes (default: ours)."""
+    ``job_stdout``: where the job's standard output goes (default: ours);
+    ``trace``: record each rank's MPI operations too (SCALEWISE_TRACE)."""
     line = parse_launch_line(argv)
     flavour = check_flavours(line, flavour)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -59,16 +63,21 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
     try:
         env = preload_env(flavour, base=base_env)
         env.pop("SCALEWISE_LOGFILE", None)
+        env.pop("SCALEWISE_TRACEFILE", None)  # beside the log, named after it
+        if trace:
+            env["SCALEWISE_TRACE"] = "1"
         env["SCALEWISE_LOGDIR"] = str(staging.resolve())
         env.setdefault("SCALEWISE_QUIET", "1")  # the path is printed after the summary instead
         command, env = injected_command(line, env)
         code, stopped_by = run_foreground(command, env, stdout=job_stdout)
-        for tmp in staging.glob(TEMPORARY_LOGS):
-            tmp.unlink()  # a rank aborted while writing: never a log, never to be kept
+        for pattern in (TEMPORARY_LOGS, TEMPORARY_TRACES):
+            for tmp in staging.glob(pattern):
+                tmp.unlink()  # a rank aborted while writing: never a log, never to be kept
         logs = [_move_into(log, outdir) for log in sorted(staging.glob("*.swlog"))]
+        traces = [_move_into(t, outdir) for t in sorted(staging.glob("*.swtrace"))]
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return ProfiledJob(line, flavour, code, logs, stopped_by)
+    return ProfiledJob(line, flavour, code, logs, traces, stopped_by)
 
 
 def _move_into(log: Path, outdir: Path) -> Path:

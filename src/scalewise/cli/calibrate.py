@@ -1,0 +1,39 @@
+"""`scalewise calibrate`: measure this machine's (or two hosts') network parameters for scalewise whatif."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from scalewise.launch.preload import FLAVOURS
+
+
+@click.command()
+@click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default="openmpi", show_default=True,
+              help="MPI library to measure with.")
+@click.option("--hosts", help="Two hosts, comma-separated, one rank on each (default: both ranks here).")
+@click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
+              "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
+@click.option("--reps", default=50, show_default=True, type=click.IntRange(1), help="Round trips per size.")
+@click.option("--name", default="calibrated", show_default=True, help="Network name in the file.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
+def calibrate(flavour: str, hosts: str | None, eager_limit: int | None, reps: int, name: str, output: Path) -> None:
+    """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts."""
+    from scalewise.errors import ScalewiseError
+    from scalewise.whatif.calibrate import EAGER, fit, measure, write_network
+
+    host_list = [h.strip() for h in hosts.split(",")] if hosts else None
+    if host_list is not None and (len(host_list) != 2 or not all(host_list)):
+        raise ScalewiseError(f"--hosts: expected two host names separated by a comma, got '{hosts}'")
+    if output.suffix not in (".yaml", ".yml"):
+        raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
+    points = measure(flavour, host_list, reps=reps)
+    limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
+    where = f"between {' and '.join(host_list)}" if host_list else "on this host"
+    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}")
+    write_network(net, output)
+    for r in net.ranges:
+        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, {r.bandwidth_gbit_s:.2f} Gbit/s")
+    click.echo(f"network: {output}")

@@ -1,0 +1,1 @@
+"""The what-if page: measured and predicted side by side (docs/whatif.md)."""

@@ -1,0 +1,87 @@
+"""`scalewise calibrate`: measure a network's parameters with a ping-pong
+sweep between two ranks and fit them into a file the replay accepts.
+
+In the model (docs/whatif.md) an eager message's half round trip is
+``2o + L + s*G`` and a rendezvous one adds the RTS/CTS handshake, ``2*L0``.
+A ping-pong cannot tell ``o`` from ``L``: the fit puts the whole intercept
+into ``L`` and sets ``o`` and ``g`` to 0 (docs/decisions.md).  Each size range
+gets its own least-squares line through the fastest half round trips.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from scalewise.errors import ScalewiseError
+from scalewise.launch.preload import built_library, with_mpich_ucx
+from scalewise.whatif.network import Network
+
+SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
+# Eager limits of the transports a 2-rank job uses by default: Open MPI's vader
+# (shared memory, btl_vader_eager_limit 4096) or tcp (btl_tcp_eager_limit
+# 65536); MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB.
+EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 8192, ("mpich", False): 8192}
+# The fastest round trip of each size, not the median: on a shared machine the
+# median carries other jobs' scheduling delays, which are not the network's.
+_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?best_half_rtt_us=([\d.]+)")
+
+
+def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    if flavour == "openmpi":
+        where = ["-H", ",".join(hosts)] if hosts else []
+        return ["mpirun.openmpi", "--bind-to", "none", *where, "-np", "2", *argv], env
+    env, _ = with_mpich_ucx(env, oversubscribed=False)
+    where = ["-hosts", ",".join(hosts)] if hosts else []
+    return ["mpiexec.mpich", *where, "-n", "2", *argv], env
+
+
+def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50) -> dict[int, float]:
+    """Fastest half round trip in seconds per message size."""
+    exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
+    cmd, env = launch(flavour, hosts, [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)])
+    try:
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise ScalewiseError(f"calibrate: the ping-pong did not finish in 600 s ({' '.join(cmd)})") from None
+    points = {int(b): float(t) * 1e-6 for b, t in _LINE.findall(res.stdout)}
+    if res.returncode or len(points) != len(sizes):
+        last = (res.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ScalewiseError(f"calibrate: the ping-pong failed (exit {res.returncode}): {last}")
+    return points
+
+
+def fit(points: dict[int, float], eager_limit: int, name: str, description: str) -> Network:
+    """Two size ranges split at the eager limit, each a least-squares line through its points."""
+    sizes = np.array(sorted(points), dtype=float)
+    times = np.array([points[int(s)] for s in sizes])
+    ranges, small_latency = [], None
+    for lo, hi in ((0, eager_limit), (eager_limit, math.inf)):
+        sel = (sizes > lo if lo else sizes >= 0) & (sizes <= hi)
+        if sel.sum() < 2:
+            raise ScalewiseError(f"calibrate: fewer than 2 sizes in ({lo}, {hi}] bytes")
+        slope, intercept = np.polyfit(sizes[sel], times[sel], 1)
+        slope = max(slope, 1e-15)  # a flat range: as fast as measurable
+        latency = max(intercept, 0.0)
+        if small_latency is None:
+            small_latency = latency
+        else:  # the handshake of a rendezvous message costs 2 * L0 in the model
+            latency = max(intercept - 2 * small_latency, 0.0)
+        ranges.append({"upto": hi, "latency_us": latency * 1e6, "overhead_us": 0.0, "gap_us": 0.0,
+                       "bandwidth_gbit_s": 8.0 / slope / 1e9})
+    return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges)
+
+
+def write_network(net: Network, path: Path) -> Path:
+    data = net.model_dump()
+    for r in data["ranges"]:
+        r["upto"] = float(r["upto"]) if math.isinf(r["upto"]) else int(r["upto"])
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

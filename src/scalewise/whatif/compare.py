@@ -1,0 +1,81 @@
+"""Measured and predicted side by side: the tables `scalewise whatif` prints and draws.
+
+A column per source: ``measured`` (the job log recorded with the trace, when
+there is one) and one per network replayed.  Times are seconds; the MPI
+share is MPI time over the time every rank spent, as the profile reports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from scalewise.model import Profile
+from scalewise.whatif.api import Prediction
+
+SECONDS_PER_DAY = 86400.0
+MEASURED = "measured"
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """``summary``: one row per source (wall_time, jobs_per_day, mpi_share, compute, mpi);
+    ``functions``: MPI function x source, seconds summed over ranks;
+    ``ranks``: per (source, rank) compute and mpi seconds."""
+
+    library: str
+    summary: pd.DataFrame
+    functions: pd.DataFrame
+    ranks: pd.DataFrame
+    capped: bool = False
+
+    @property
+    def networks(self) -> list[str]:
+        return [s for s in self.summary.index if s != MEASURED]
+
+
+def _row(wall: float, compute: float, mpi: float) -> dict[str, float]:
+    spent = compute + mpi
+    return {"wall_time": wall, "jobs_per_day": SECONDS_PER_DAY / wall if wall > 0 else float("inf"),
+            "mpi_share": mpi / spent if spent else 0.0, "compute": compute, "mpi": mpi}
+
+
+def _measured(profile: Profile) -> tuple[dict[str, float], pd.Series, pd.DataFrame]:
+    r = profile.ranks
+    # The measured window runs from MPI_Init's return to MPI_Finalize: those two calls are outside it.
+    f = profile.functions[~profile.functions["function"].isin(("MPI_Init", "MPI_Init_thread", "MPI_Finalize"))]
+    per_func = f.groupby("function")["time"].sum()
+    ranks = pd.DataFrame({"rank": r["rank"].astype(int), "compute": r["wall"] - r["mpi_time"], "mpi": r["mpi_time"]})
+    return _row(float(r["wall"].max()), float(ranks["compute"].sum()), float(ranks["mpi"].sum())), per_func, ranks
+
+
+def compare(predictions: list[Prediction], measured: Profile | None = None, capped: bool = False) -> WhatIf:
+    """The side-by-side tables of ``predictions`` (one trace, several networks) and the measured run."""
+    rows, funcs, ranks = {}, {}, []
+    if measured is not None:
+        rows[MEASURED], funcs[MEASURED], mr = _measured(measured)
+        ranks.append(mr.assign(source=MEASURED))
+    for p in predictions:
+        rows[p.network] = _row(p.wall_time, float(p.ranks["compute"].sum()), float(p.ranks["mpi"].sum()))
+        funcs[p.network] = p.functions.sum()
+        ranks.append(pd.DataFrame({"rank": p.ranks.index.astype(int), "compute": p.ranks["compute"].to_numpy(),
+                                   "mpi": p.ranks["mpi"].to_numpy(), "source": p.network}))
+    summary = pd.DataFrame.from_dict(rows, orient="index")
+    summary.index.name = "source"
+    functions = pd.DataFrame(funcs).fillna(0.0)
+    functions = functions[(functions > 0).any(axis=1)]
+    functions = functions.loc[functions.max(axis=1).sort_values(ascending=False).index]
+    functions.index.name = "function"
+    library = predictions[0].library if predictions else ""
+    return WhatIf(library, summary, functions, pd.concat(ranks, ignore_index=True), capped)
+
+
+def errors(w: WhatIf) -> pd.DataFrame:
+    """Per network: predicted wall time's relative error and MPI share's difference (points) to the measured run."""
+    if MEASURED not in w.summary.index:
+        return pd.DataFrame(columns=["wall_error", "mpi_share_points"])
+    m = w.summary.loc[MEASURED]
+    s = w.summary.drop(index=MEASURED)
+    return pd.DataFrame({"wall_error": s["wall_time"] / m["wall_time"] - 1,
+                         "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100})
