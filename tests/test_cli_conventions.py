@@ -22,7 +22,7 @@ def test_every_json_option_is_the_same_stdout_flag():
             if "--json" in getattr(p, "opts", []):
                 with_json[name] = p
     assert sorted(with_json) == ["memory", "report", "run", "study plan", "study report", "study run",
-                                 "study status", "summary"]
+                                 "study status", "summary", "tune", "whatif"]
     for name, p in with_json.items():
         assert p.is_flag and p.name == "as_json", name  # never a file name: files are -o
         assert p.help.startswith("Print ") and "as one JSON document to stdout" in p.help, (name, p.help)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import click
 
+from scalewise.cli.output import echo_json, json_option
+from scalewise.cli.output import say as tell
 from scalewise.errors import ScalewiseError
-from scalewise.jsonsafe import json_safe
 
 _STUDY_SUFFIXES = (".yaml", ".yml")
 
@@ -38,7 +38,7 @@ def _verdict_line(target: str, row) -> str:
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the study, its results and the settings file (default: ./tune-<program>).")
 @click.option("--plan-only", is_flag=True, help="Write the study file and stop: edit it, then `scalewise study run` it.")
-@click.option("--json", "as_json", is_flag=True, help="Print the targets, the B3 table and the verdicts as JSON.")
+@json_option("the targets, the B3 table and the verdicts")
 def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
     """Find the MPI settings (collective algorithms, eager threshold) that speed up a run.
 
@@ -55,7 +55,9 @@ def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
     name = _name(src.application["command"])
     plan = plan_study(src, name, budget, repetitions)
     outdir = output or Path(name)
-    say = (lambda text: None) if as_json else click.echo
+    def say(text: str) -> None:
+        tell(text, as_json)
+
     for t in plan.targets:
         say(f"target {t.name}: {t.pct_mpi:.0f}% of MPI time, {t.calls} calls, {t.size_label}, {t.comm_size} ranks")
     say(f"{src.mpi}: {len(plan.study['axes']['params'])} sets x {repetitions} repetitions = {plan.runs} runs, then "
@@ -68,14 +70,14 @@ def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
         return
     outcome = run_tuning(src, plan, outdir, Reporter(quiet=as_json))
     if as_json:
-        click.echo(json.dumps(json_safe({
+        echo_json({
             "mpi": src.mpi, "study": str(outcome.study_path), "settings_file": str(outcome.settings_path),
             "targets": [t.__dict__ | {"size": t.size_label} for t in plan.targets],
             "confirm_study": outcome.confirm_path and str(outcome.confirm_path),
             "sets": outcome.tuning.to_dict("records"), "confirmed": outcome.confirmed.to_dict("records"),
             "failed_runs": outcome.failed,
             "screening": {k: (None if r is None else r["params"]) for k, r in outcome.per_target.items()},
-            "best": None if outcome.best is None else outcome.best.to_dict()}), indent=2, allow_nan=False))
+            "best": None if outcome.best is None else outcome.best.to_dict()})
         return
     for target, row in outcome.per_target.items():
         click.echo("screening, " + _verdict_line(target, row))

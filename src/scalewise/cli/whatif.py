@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
+
+from scalewise.cli.output import echo_json, json_option
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
@@ -29,7 +30,7 @@ def measured_log(trace: Path, given: Path | None) -> Path | None:
 @click.option("--measured", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Job log to show beside the predictions (default: the .swlog beside the trace, if any).")
 @click.option("-o", "--output", type=click.Path(dir_okay=True, path_type=Path), help="Write the HTML page.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("the predictions and their errors against the measured run")
 def whatif(trace: Path, networks: str, library: str, measured: Path | None, output: Path | None,
            as_json: bool) -> None:
     """Replay TRACE (.swtrace, from scalewise run --trace) on each network and compare with the measured run.
@@ -54,7 +55,7 @@ def whatif(trace: Path, networks: str, library: str, measured: Path | None, outp
         out = {"library": library, "trace": str(trace), "measured": str(log) if log else None, "capped": tr.capped,
                "summary": w.summary.reset_index().to_dict("records"),
                "errors": errors(w).reset_index(names="source").to_dict("records")}
-        click.echo(json.dumps(out, indent=2, default=float))
+        echo_json(out)
     else:
         Console().print(terminal_table(w))
         if tr.capped:
