@@ -42,7 +42,7 @@ def _tune(log: Path, out: Path, *extra: str) -> dict:
     res = CliRunner().invoke(cli, ["tune", str(log), "--fom", "result_line", "--budget", "5", "-o", str(out),
                                    "--json", *extra])
     assert res.exit_code == 0, res.output
-    return json.loads(res.output)
+    return json.loads(res.stdout)  # the progress lines go to stderr
 
 
 def _sets(report: dict, key: str = "sets") -> dict[str, dict]:
