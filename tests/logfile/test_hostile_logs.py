@@ -70,6 +70,16 @@ def repeat_rank(log):
     log.meta = meta_with(nranks=log.nranks)
 
 
+def set_lifecycle(*entries):
+    """A rank lifecycle section (format 1.1) with these (rank, reserved, 4 values) entries."""
+    def change(log):
+        log.lifecycle = list(entries)
+    return change
+
+
+LIFE = (1 << 20, 2 << 20, 3 << 20, 1000)  # resident memory at init start, init end, finalize; finalize ns
+
+
 # Fixed fields of a rank record: rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss.
 # Function record: id, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes.  Peer: rank, messages, bytes.
 CASES = {
@@ -103,6 +113,14 @@ CASES = {
     "fewer blocks, not partial": (None, on("header", lambda h: h.__setitem__(5, 4)), "not marked partial"),
     "unknown header flags": (None, on("header", lambda h: h.__setitem__(4, 0x80)), "unknown flags"),
     "section layout version 2": (None, on("sections", lambda s: s[3].__setitem__(1, 2)), "layout version 2"),
+    "lifecycle entry missing": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE)), None,
+                                "does not match the number of rank blocks"),
+    "lifecycle rank twice": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE), (1, 0, *LIFE)), None, "rank 1 listed twice"),
+    "lifecycle rank without a block": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE), (7, 0, *LIFE)), None,
+                                       "rank 7 listed twice or without a rank block"),
+    "lifecycle reserved set": (set_lifecycle((0, 0, *LIFE), (1, 5, *LIFE), (2, 0, *LIFE)), None, "reserved"),
+    "lifecycle memory 2^64-1": (set_lifecycle((0, 0, *LIFE), (1, 0, 2**64 - 1, 0, 0, 0), (2, 0, *LIFE)), None,
+                                "2^63 or more"),
     "bytes after a zlib stream": (stored("functions", zlib.compress(b"MPI_Send\0p2p\0") + b"junk"), None,
                                   "4 bytes after the compressed data"),
 }
@@ -142,3 +160,13 @@ def test_mutant_encoder_round_trips_and_writes_both_byte_orders(tmp_path):
     big, little = scalewise.load(path), scalewise.load(GOLDEN)
     assert big.functions.equals(little.functions) and big.p2p.equals(little.p2p) and big.hist.equals(little.hist)
     assert _pack_record(">", log.records[0])[:4] == b"\0\0\0\0"
+
+
+def test_rank_lifecycle_section_reads_into_the_rank_table(tmp_path):
+    log = golden()
+    set_lifecycle(*((r, 0, *LIFE) for r in (2, 0, 1)))(log)
+    path = tmp_path / "lifecycle.swlog"
+    path.write_bytes(encode(log))
+    r = scalewise.load(path).ranks.set_index("rank")
+    assert list(r.loc[1, ["rss_init_start", "rss_init_end", "rss_finalize"]]) == list(LIFE[:3])
+    assert r.loc[2, "finalize_time"] == pytest.approx(1e-6)
