@@ -43,8 +43,9 @@ def build(flavour: str, src: str, outdir: Path) -> Path:
     return exe
 
 
-def run_once(cmd: list[str], preload: Path | None, log: Path) -> dict[str, list[float] | int]:
-    env = dict(ENV)
+def run_once(cmd: list[str], preload: Path | None, log: Path, extra: dict[str, str] | None = None
+             ) -> dict[str, list[float] | int]:
+    env = {**ENV, **(extra or {})}
     if preload:
         env["LD_PRELOAD"] = str(preload)
         env["SCALEWISE_LOGFILE"] = str(log)

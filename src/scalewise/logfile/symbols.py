@@ -43,7 +43,7 @@ def resolve(sites: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[str, st
     for obj, offsets in by_object.items():
         names = _addr2line(tool, obj, offsets) if tool and obj else None
         for k, offset in enumerate(offsets):
-            func, where = names[k] if names else ("?", "??:0")
+            func, where = names[k] if names else ("??", "??:0")
             if where.startswith("??") or where.endswith(":0") or where.endswith(":?"):
                 where = _fallback(obj, offset)
             out[(obj, offset)] = ("" if func == "??" else func, where)
