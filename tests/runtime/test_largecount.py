@@ -68,3 +68,19 @@ def test_finalize_wait_is_recorded_apart_from_the_application(profile):
     # The measured window ends where MPI_Finalize starts: rank 0's wall time
     # does not hold its wait.
     assert r.loc[0, "wall"] < r.loc[NRANKS - 1, "wall"]
+
+
+def test_fortran_large_counts_are_counted_exactly_on_mpich(program, mpi_job):
+    """mpi_f08 counts of kind MPI_COUNT_KIND select the large-count procedures,
+    which MPICH's Fortran library implements with the C `_c` functions.  (Open
+    MPI 4.1's bindings have no large-count procedures to call.)"""
+    exe = program("largecount_f08.f90", "mpich")
+    job = mpi_job("largecount-f08-mpich", "mpich", NRANKS, [exe, REPS, N])
+    assert job.returncode == 0, job.stderr
+    p = scalewise.load(job.logfile)
+    want = {"MPI_Irecv_c": (REPS, REPS * N), "MPI_Isend_c": (REPS, REPS * N), "MPI_Waitall": (REPS, 2 * REPS * N),
+            "MPI_Send_c": (REPS, REPS * N), "MPI_Recv_c": (REPS, REPS * N), "MPI_Init": (1, 0),
+            "MPI_Finalize": (1, 0)}
+    for rank in range(NRANKS):
+        f = p.functions[p.functions["rank"] == rank]
+        assert {r.function: (r.calls, r.bytes) for r in f.itertuples()} == want, f"rank {rank}"
