@@ -24,7 +24,7 @@ from gentrace import trace_lines  # noqa: E402
 CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
         "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
-        "type_free", "lifecycle", "since"}
+        "type_free", "lifecycle", "since", "large_count"}
 LIFECYCLES = {"init", "init_thread", "finalize", "abort", "pcontrol"}
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -83,6 +83,23 @@ def split_names(fn: str, key: str, value: str, params: list[Param], count: int |
     return names
 
 
+# The MPI-4 large-count form of a function (MPI_Send_c) differs from it only
+# in types: element counts become MPI_Count, displacement arrays MPI_Aint.
+_LARGE = [(re.compile(r"^(const\s+)?int(\s+\w*count\w*\s*(\[\s*\])?)$"), r"\1MPI_Count\2"),
+          (re.compile(r"^(const\s+)?int(\s+\w*displs\s*\[\s*\])$"), r"\1MPI_Aint\2")]
+LARGE_COUNT_SINCE = (4, 0)
+
+
+def large_count_args(args: str) -> str:
+    """The parameter list of the ``_c`` form, from the ``int`` form's."""
+    out = []
+    for raw in (a.strip() for a in args.split(",")):
+        for pattern, repl in _LARGE:
+            raw = pattern.sub(repl, raw)
+        out.append(raw)
+    return ", ".join(out)
+
+
 def load_spec(path: Path, mpi_version: tuple[int, int]) -> list[Function]:
     with path.open("rb") as fh:
         spec = tomllib.load(fh)
@@ -104,6 +121,11 @@ def load_spec(path: Path, mpi_version: tuple[int, int]) -> list[Function]:
             continue
         params, variadic = parse_params(name, rule["args"])
         out.append(Function(name, len(out), params, variadic, rule))
+        # `large_count = true`: the _c twin follows, counted under its own name.
+        if rule.get("large_count") and max(since, LARGE_COUNT_SINCE) <= mpi_version:
+            twin = {k: v for k, v in rule.items() if k != "large_count"} | {"args": large_count_args(rule["args"])}
+            params, variadic = parse_params(name + "_c", twin["args"])
+            out.append(Function(name + "_c", len(out), params, variadic, twin))
     return out
 
 
@@ -258,7 +280,8 @@ def lifecycle(fn: Function, life: str) -> list[str]:
         provided = "*provided" if life == "init_thread" else "MPI_THREAD_SINGLE"
         if life == "init_thread":
             split_names(n, "args", "provided", fn.params, 1)
-        return ["uint64_t sw_t0 = sw_ticks();",
+        return ["sw_init_begin();",
+                "uint64_t sw_t0 = sw_ticks();",
                 f"int rc = sw_r_{n}({call});",
                 f"if (rc == MPI_SUCCESS) sw_started({fid}, sw_t0, sw_ticks(), {provided});",
                 "return rc;"]

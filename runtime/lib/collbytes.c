@@ -13,44 +13,44 @@ static int is_root(int root, MPI_Comm comm)
     return root == MPI_ROOT || (root >= 0 && root == sw_comm_rank(comm));
 }
 
-uint64_t sw_sum_bytes(const int counts[], MPI_Datatype dt, int n)
+uint64_t sw_sum_counts(sw_counts counts, MPI_Datatype dt, int n)
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++)
-        total += sw_bytes(counts[i], dt);
+        total += sw_bytes(sw_count_at(counts, i), dt);
     return total;
 }
 
-uint64_t sw_sumw_bytes(const int counts[], const MPI_Datatype types[], int n)
+uint64_t sw_sumw_counts(sw_counts counts, const MPI_Datatype types[], int n)
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++)
-        total += sw_bytes(counts[i], types[i]);
+        total += sw_bytes(sw_count_at(counts, i), types[i]);
     return total;
 }
 
-uint64_t sw_inplace_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype)
+uint64_t sw_inplace_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype)
 {
     return sbuf == MPI_IN_PLACE ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_gather_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_gather_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     if (root == MPI_PROC_NULL || root == MPI_ROOT) /* intercommunicator root group: sends nothing */
         return 0;
     return sbuf == MPI_IN_PLACE && is_root(root, comm) ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_gatherv_bytes(const void *sbuf, int scount, MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_gatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     if (root == MPI_PROC_NULL || root == MPI_ROOT)
         return 0;
     if (sbuf == MPI_IN_PLACE && is_root(root, comm))
-        return sw_bytes(rcounts[sw_comm_rank(comm)], rtype);
+        return sw_bytes(sw_count_at(rcounts, sw_comm_rank(comm)), rtype);
     return sw_bytes(scount, stype);
 }
 
-uint64_t sw_scatter_bytes(int scount, MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_scatter_bytes(MPI_Count scount, MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     (void)rbuf;
     if (root == MPI_PROC_NULL)
@@ -60,39 +60,34 @@ uint64_t sw_scatter_bytes(int scount, MPI_Datatype stype, const void *rbuf, int 
     return sw_bytes(rcount, rtype);
 }
 
-uint64_t sw_scatterv_bytes(const int scounts[], MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_scatterv_counts(sw_counts scounts, MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     (void)rbuf;
     if (root == MPI_PROC_NULL)
         return 0;
     if (is_root(root, comm))
-        return sw_sum_bytes(scounts, stype, sw_comm_size(comm));
+        return sw_sum_counts(scounts, stype, sw_comm_size(comm));
     return sw_bytes(rcount, rtype);
 }
 
-uint64_t sw_allgatherv_bytes(const void *sbuf, int scount, MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_allgatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
 {
-    return sbuf == MPI_IN_PLACE ? sw_bytes(rcounts[sw_comm_rank(comm)], rtype) : sw_bytes(scount, stype);
+    return sbuf == MPI_IN_PLACE ? sw_bytes(sw_count_at(rcounts, sw_comm_rank(comm)), rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_alltoall_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_alltoall_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     return sw_inplace_bytes(sbuf, scount, stype, rcount, rtype) * (uint64_t)sw_comm_size(comm);
 }
 
-uint64_t sw_alltoallv_bytes(const void *sbuf, const int scounts[], MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_alltoallv_counts(const void *sbuf, sw_counts scounts, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
 {
     int n = sw_comm_size(comm);
-    return sbuf == MPI_IN_PLACE ? sw_sum_bytes(rcounts, rtype, n) : sw_sum_bytes(scounts, stype, n);
+    return sbuf == MPI_IN_PLACE ? sw_sum_counts(rcounts, rtype, n) : sw_sum_counts(scounts, stype, n);
 }
 
-uint64_t sw_alltoallw_bytes(const void *sbuf, const int scounts[], const MPI_Datatype stypes[], const int rcounts[], const MPI_Datatype rtypes[], MPI_Comm comm)
+uint64_t sw_alltoallw_counts(const void *sbuf, sw_counts scounts, const MPI_Datatype stypes[], sw_counts rcounts, const MPI_Datatype rtypes[], MPI_Comm comm)
 {
     int n = sw_comm_size(comm);
-    return sbuf == MPI_IN_PLACE ? sw_sumw_bytes(rcounts, rtypes, n) : sw_sumw_bytes(scounts, stypes, n);
-}
-
-uint64_t sw_reduce_scatter_bytes(const int rcounts[], MPI_Datatype dt, MPI_Comm comm)
-{
-    return sw_sum_bytes(rcounts, dt, sw_comm_size(comm));
+    return sbuf == MPI_IN_PLACE ? sw_sumw_counts(rcounts, rtypes, n) : sw_sumw_counts(scounts, stypes, n);
 }

@@ -1,6 +1,7 @@
 /* Life cycle: start at MPI_Init/Init_thread, stop at MPI_Finalize or
  * MPI_Abort; per-thread slabs; MPI_THREAD_MULTIPLE time accounting. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "hot.h"
 #include "job.h"
 #include "logwrite.h"
+#include "sites.h"
 #include "trace.h"
 
 __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
@@ -57,6 +59,9 @@ static void load_config(sw_config *c)
     c->max_requests = env_uint("SCALEWISE_MAX_REQUESTS", 65536);
     c->max_comms = env_uint("SCALEWISE_MAX_COMMS", 4096);
     c->max_threads = env_uint("SCALEWISE_MAX_THREADS", 64);
+    c->max_sites = env_uint("SCALEWISE_MAX_SITES", 4096);
+    const char *s = getenv("SCALEWISE_SITES");
+    sw_sites_on = !(s && strcmp(s, "0") == 0);
 }
 
 static int64_t clock_ns(int clock_id)
@@ -67,6 +72,31 @@ static int64_t clock_ns(int clock_id)
 }
 
 void sw_set_partial(void) { sw_J.partial = 1; }
+
+/* Resident memory now (the second field of /proc/self/statm, in pages);
+ * 0 where it cannot be read.  read(2) only: no allocation inside MPI_Init. */
+static uint64_t resident_bytes(void)
+{
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    unsigned long long size = 0, resident = 0;
+    if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
+        return 0;
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Called by the MPI_Init wrappers before the real call. */
+void sw_init_begin(void)
+{
+    if (!sw_J.active)
+        sw_J.rss_init_start = resident_bytes();
+}
 
 sw_thread *sw_thread_attach(void)
 {
@@ -84,6 +114,7 @@ sw_thread *sw_thread_attach(void)
     for (int i = 0; i < SW_NFN; i++)
         stats[i].tmin = UINT64_MAX;
     T->stats = stats;
+    sw_sites_init(&T->sites);
     T->next = sw_J.threads;
     sw_J.threads = T;
     sw_J.nthreads++;
@@ -158,6 +189,7 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
 {
     if (sw_J.active)
         return;
+    sw_J.rss_init_end = resident_bytes();
     load_config(&sw_J.cfg);
     if (sw_J.cfg.disabled)
         return;
@@ -195,7 +227,7 @@ static void calibrate(void)
 }
 
 /* Stop the clock for the measured window: wall = Init return to here. */
-static int stop(int fn)
+static int stop(void)
 {
     if (!sw_J.active)
         return 0;
@@ -204,15 +236,22 @@ static int stop(int fn)
     sw_J.real1 = clock_ns(CLOCK_REALTIME);
     sw_on = 0;
     sw_J.active = 0;
-    record_once(fn, 0);
+    sw_J.rss_finalize = resident_bytes();
     calibrate();
     return 1;
 }
 
 void sw_finishing(int fn)
 {
-    if (!stop(fn))
+    if (!stop())
         return;
+    /* MPI_Finalize's own time, as far as a log written inside it can hold:
+     * the wait for the last rank to arrive, which every MPI_Finalize implies
+     * (docs/runtime.md).  The library's teardown after the log is not in it. */
+    uint64_t t = sw_ticks();
+    sw_pmpi.Barrier(sw_J.comm);
+    sw_J.finalize_ticks = sw_ticks() - t;
+    record_once(fn, sw_J.finalize_ticks);
     sw_write_log(0);
     sw_trace_finish();
     sw_pmpi.Group_free(&sw_J.world_group);
@@ -221,8 +260,9 @@ void sw_finishing(int fn)
 
 void sw_aborting(int fn, int errorcode)
 {
-    if (!stop(fn))
+    if (!stop())
         return;
+    record_once(fn, 0);
     sw_J.abort_code = errorcode;
     sw_write_log(SW_LOG_ABORTED | SW_LOG_PARTIAL);
 }

@@ -9,6 +9,7 @@ void *sw_resolve(const char *symbol);
 sw_thread *sw_thread_attach(void);
 void sw_mt_enter(void);
 void sw_mt_leave(void);
+void sw_init_begin(void);
 void sw_started(int fn, uint64_t t0, uint64_t t1, int provided);
 void sw_finishing(int fn);
 void sw_aborting(int fn, int errorcode);

@@ -9,6 +9,7 @@
 #include "comms.h"
 #include "core.h"
 #include "p2p.h"
+#include "sites.h"
 #include "state.h"
 
 /* Always inlined into each wrapper. */
@@ -45,6 +46,8 @@ SW_HOT void sw_leave(sw_thread *T, int fn, uint64_t t0, uint64_t t1)
         sw_mt_leave();
     else
         T->mpi_ticks += dt;
+    if (sw_sites_on) /* inlined into the wrapper: the address is the application's call */
+        sw_site_add(T, fn, (uintptr_t)__builtin_return_address(0), dt);
     T->depth = 0;
 }
 
@@ -57,10 +60,17 @@ SW_HOT unsigned sw_bin(uint64_t n)
 }
 
 /* One message of n bytes for function fn: its byte total and its histogram. */
-SW_HOT void sw_credit(sw_thread *T, int fn, uint64_t n)
+SW_HOT void sw_credit_function(sw_thread *T, int fn, uint64_t n)
 {
     T->stats[fn].bytes += n;
     T->stats[fn].hist[sw_bin(n)]++;
+}
+
+/* The same, for the function of the call in progress: also its site's bytes. */
+SW_HOT void sw_credit(sw_thread *T, int fn, uint64_t n)
+{
+    sw_credit_function(T, fn, n);
+    T->call_bytes += n;
 }
 
 SW_HOT uint64_t sw_type_size(MPI_Datatype dt)
@@ -73,7 +83,7 @@ SW_HOT uint64_t sw_type_size(MPI_Datatype dt)
     return sw_type_size_slow(T, i, k, dt);
 }
 
-SW_HOT uint64_t sw_bytes(int count, MPI_Datatype dt)
+SW_HOT uint64_t sw_bytes(MPI_Count count, MPI_Datatype dt)
 {
     return count > 0 ? (uint64_t)count * sw_type_size(dt) : 0;
 }

@@ -26,6 +26,7 @@ typedef struct {
     unsigned max_requests;
     unsigned max_comms;
     unsigned max_threads;
+    unsigned max_sites;  /* SCALEWISE_MAX_SITES, per thread */
 } sw_config;
 
 typedef struct {
@@ -44,6 +45,10 @@ typedef struct {
     uint64_t mt_since, mt_ticks;
     sw_thread *threads;
     unsigned nthreads;
+    /* What MPI itself costs this rank (the log's rank lifecycle section):
+     * resident memory before and after MPI_Init and at MPI_Finalize, and
+     * the time MPI_Finalize waited for the other ranks. */
+    uint64_t rss_init_start, rss_init_end, rss_finalize, finalize_ticks;
     volatile int partial;
     int abort_code;
     sw_config cfg;

@@ -11,8 +11,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <dlfcn.h>
+
 #include "job.h"
 #include "logwrite.h"
+#include "sites.h"
 
 #ifndef SW_VERSION
 #define SW_VERSION "unknown"
@@ -314,11 +317,64 @@ static int write_file(const char *path, unsigned log_flags, uint32_t nranks, uin
     return err;
 }
 
-/* Rank 0's part: the index and the blocks from every rank, then the file. */
-static void write_root(unsigned log_flags, const int *info, const unsigned char *blocks, uint32_t nblocks)
+/* The object a return address lies in, as an absolute path, and the
+ * address's offset from the object's load base: the same on every rank
+ * whatever the address randomisation.  "" when no object holds it. */
+static const char *site_object(uintptr_t ra, uint64_t *offset)
 {
-    sw_section sec[4] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
-                         {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}};
+    static char exe[4096];
+    Dl_info info;
+    *offset = ra;
+    if (ra <= 1 || !dladdr((void *)ra, &info) || !info.dli_fname)
+        return "";
+    *offset = ra - (uintptr_t)info.dli_fbase;
+    if (info.dli_fname[0] == '/')
+        return info.dli_fname;
+    /* The main program: glibc names it as it was started (argv[0]). */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    return exe;
+}
+
+/* This rank's call-site record (docs/log-format.md, "call sites"). */
+static void pack_sites(sw_buf *b)
+{
+    sw_site *sites;
+    size_t n = sw_sites_merged(&sites);
+    put32(b, (uint32_t)sw_J.rank);
+    put32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t offset;
+        const char *obj = site_object(sites[i].ra, &offset);
+        size_t len = strlen(obj);
+        len = len < SW_MAX_PATH ? len : SW_MAX_PATH;
+        put16(b, (uint16_t)sites[i].fn);
+        put16(b, (uint16_t)len);
+        put(b, obj, len);
+        put64(b, offset);
+        put64(b, sites[i].calls);
+        put64(b, ns(sites[i].ticks));
+        put64(b, sites[i].bytes);
+    }
+    free(sites);
+}
+
+/* This rank's rank lifecycle values, in the section's order after the rank. */
+static void lifecycle_values(uint64_t out[SW_LIFE_VALUES])
+{
+    out[0] = sw_J.rss_init_start;
+    out[1] = sw_J.rss_init_end;
+    out[2] = sw_J.rss_finalize;
+    out[3] = ns(sw_J.finalize_ticks);
+}
+
+/* Rank 0's part: the index and the blocks from every rank, then the file. */
+static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const unsigned char *blocks,
+                       uint32_t nblocks, const sw_buf *sites)
+{
+    sw_section sec[6] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
+                         {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}, {SW_SEC_RANK_LIFECYCLE, 0, {0}},
+                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}};
     sw_buf meta = {0}, names = {0};
     uint64_t off = 0;
     for (uint32_t i = 0; i < nblocks; i++) {
@@ -331,6 +387,10 @@ static void write_root(unsigned log_flags, const int *info, const unsigned char 
         put32(&sec[2].data, (uint32_t)e[1]);
         put32(&sec[2].data, (uint32_t)e[2]);
         off += (uint64_t)e[1];
+        put32(&sec[4].data, (uint32_t)e[0]);
+        put32(&sec[4].data, 0);
+        for (int k = 0; k < SW_LIFE_VALUES; k++)
+            put64(&sec[4].data, life[SW_LIFE_VALUES * i + k]);
     }
     if (nblocks < (uint32_t)sw_J.size)
         log_flags |= SW_LOG_PARTIAL;
@@ -338,8 +398,11 @@ static void write_root(unsigned log_flags, const int *info, const unsigned char 
     pack_meta(&meta, log_flags);
     pack_functions(&names);
     int err = ENOMEM;
-    if (!meta.failed && !names.failed && !sec[2].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
-        err = write_file(sw_J.logpath, log_flags, (uint32_t)sw_J.size, nblocks, sec, 4);
+    /* Call sites are optional: a log without them (SCALEWISE_SITES=0, or no
+     * memory to gather them) is still whole. */
+    int nsec = sites->n && !sites->failed && compress_buf(sites, &sec[5].data) ? 6 : 5;
+    if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
+        err = write_file(sw_J.logpath, log_flags, (uint32_t)sw_J.size, nblocks, sec, nsec);
     if (err)
         fprintf(stderr, "scalewise: cannot write log %s: %s\n", sw_J.logpath, strerror(err));
     else if (!sw_J.cfg.quiet)
@@ -349,6 +412,30 @@ static void write_root(unsigned log_flags, const int *info, const unsigned char 
     free(sec[0].data.p);
     free(sec[1].data.p);
     free(sec[2].data.p);
+    free(sec[4].data.p);
+    free(sec[5].data.p);
+}
+
+/* Every rank's call-site record to rank 0 (counts non-NULL there), kept in
+ * rank order for the ranks whose block arrived (info: rank, stored size, ...). */
+static void gather_sites(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
+{
+    int n = sw_J.size, len = (int)mine->n;
+    sw_pmpi.Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, sw_J.comm);
+    unsigned char *all = NULL;
+    if (counts && displs && info) {
+        int64_t total = 0;
+        for (int i = 0; i < n; i++) {
+            displs[i] = (int)total;
+            total += counts[i];
+        }
+        all = total <= 0x7fffffff ? malloc((size_t)total + 1) : NULL;
+    }
+    sw_pmpi.Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sw_J.comm);
+    for (int i = 0; all && i < n; i++)
+        if (info[4 * i + 1] > 0)
+            put(out, all + displs[i], (size_t)counts[i]);
+    free(all);
 }
 
 /* log_flags & SW_LOG_ABORTED: only this rank writes, without communicating. */
@@ -359,17 +446,26 @@ void sw_write_log(unsigned log_flags)
     pack_rank(&raw, &flags);
     int ok = !raw.failed && compress_buf(&raw, &z);
     int mine[4] = {sw_J.rank, ok ? (int)z.n : 0, ok ? (int)raw.n : 0, (int)flags};
+    uint64_t life[SW_LIFE_VALUES];
+    lifecycle_values(life);
+    sw_buf sites = {0};
+    if (sw_sites_on)
+        pack_sites(&sites);
+    if (sites.failed || sites.n > 0x7fffffff)
+        sites.n = 0;
     if (log_flags & SW_LOG_ABORTED) {
         if (ok)
-            write_root(log_flags, mine, z.p, 1);
+            write_root(log_flags, mine, life, z.p, 1, &sites);
     } else {
         int root = sw_J.rank == 0, n = sw_J.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
         int *counts = root ? malloc(sizeof(int) * (size_t)n) : NULL, *displs = root ? malloc(sizeof(int) * (size_t)n) : NULL;
+        uint64_t *lives = root ? malloc(sizeof(uint64_t) * SW_LIFE_VALUES * (size_t)n) : NULL;
         sw_pmpi.Gather(mine, 4, MPI_INT, info, 4, MPI_INT, 0, sw_J.comm);
+        sw_pmpi.Gather(life, SW_LIFE_VALUES, MPI_UINT64_T, lives, SW_LIFE_VALUES, MPI_UINT64_T, 0, sw_J.comm);
         unsigned char *all = NULL;
         int64_t total = 0;
-        if (root && info && counts && displs) {
+        if (root && info && counts && displs && lives) {
             for (int i = 0; i < n; i++) {
                 counts[i] = info[4 * i + 1];
                 displs[i] = (int)total;
@@ -378,6 +474,8 @@ void sw_write_log(unsigned log_flags)
             all = total <= 0x7fffffff ? malloc((size_t)total + 1) : NULL;
         }
         sw_pmpi.Gatherv(z.p, mine[1], MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sw_J.comm);
+        sw_buf site_all = {0};
+        gather_sites(&sites, &site_all, info, root ? counts : NULL, displs);
         /* Leave no message in flight when MPI_Finalize starts: MPICH 4.0 over
          * UCX/TCP can hang in finalize while a rank's last send is still
          * being acknowledged. */
@@ -386,17 +484,22 @@ void sw_write_log(unsigned log_flags)
             /* A rank that could not pack its record sends nothing: drop it. */
             uint32_t kept = 0;
             for (int i = 0; i < n; i++)
-                if (info[4 * i + 1] > 0)
+                if (info[4 * i + 1] > 0) {
+                    memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
-            write_root(log_flags, info, all, kept);
+                }
+            write_root(log_flags, info, lives, all, kept, &site_all);
         } else if (root) {
             fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_J.logpath);
         }
         free(all);
+        free(site_all.p);
+        free(lives);
         free(info);
         free(counts);
         free(displs);
     }
     free(raw.p);
     free(z.p);
+    free(sites.p);
 }

@@ -139,7 +139,7 @@ void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int
         uint64_t bytes = p->bytes;
         if (flags & SW_REQ_RECV) {
             bytes = sw_status_bytes(st);
-            sw_credit(T, p->fn, bytes);
+            sw_credit_function(T, p->fn, bytes); /* the earlier Irecv: not this call's site */
         }
         sw_credit(T, fn, bytes);
         flags &= (uint16_t)~SW_REQ_ACTIVE;

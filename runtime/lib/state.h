@@ -18,6 +18,7 @@
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_int
 #pragma weak ompi_mpi_long_long_int
+#pragma weak ompi_mpi_uint64_t
 #pragma weak ompi_mpi_datatype_null
 #pragma weak ompi_request_null
 #endif
@@ -42,6 +43,17 @@ typedef struct {
     uint32_t mask, used;
 } sw_peers;
 
+typedef struct {
+    uintptr_t ra; /* return address of the call; 0 marks an empty slot */
+    uint32_t fn, unused;
+    uint64_t calls, ticks, bytes;
+} sw_site;
+
+typedef struct {
+    sw_site *slots; /* never NULL: an empty one-slot table until the first call (sites.c) */
+    uint32_t mask, used;
+} sw_sites;
+
 typedef struct sw_thread {
     int depth;          /* 1 while inside a recorded MPI call: nested calls are not counted */
     uint64_t mpi_ticks; /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
@@ -50,6 +62,8 @@ typedef struct sw_thread {
     uintptr_t dt_key[SW_DTCACHE]; /* small datatype -> size cache, see sw_type_size() */
     uint64_t dt_size[SW_DTCACHE];
     unsigned dt_epoch[SW_DTCACHE];
+    sw_sites sites;      /* call sites (sites.h) */
+    uint64_t call_bytes; /* bytes credited to the call in progress, for its site */
     struct sw_thread *next;
 } sw_thread;
 

@@ -1,25 +1,47 @@
 """Golden logs: every released format version keeps one, and the reader must
 keep reading it (docs/log-format.md, "Versioning").
 
-golden-1.0-mpich-ring.swlog was written by the runtime (format 1.0, MPICH
-4.0.2) for `mpiexec.mpich -n 3 ring 5 256 fan` (tests/runtime/programs/ring.c):
-5 Sendrecv of 256 bytes to the right neighbour, then one 256-byte Isend/Irecv
-to each other rank, completed by one Waitall, then a Barrier."""
+golden-1.0-mpich-ring.swlog and golden-1.1-mpich-ring.swlog were written by
+the runtime (formats 1.0 and 1.1, MPICH 4.0.2) for `mpiexec.mpich -n 3 ring 5
+256 fan` (tests/runtime/programs/ring.c): 5 Sendrecv of 256 bytes to the right
+neighbour, then one 256-byte Isend/Irecv to each other rank, completed by one
+Waitall, then a Barrier.  1.1 adds the rank lifecycle and call-site sections."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import scalewise
 from scalewise.model import size_bin
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-1.0-mpich-ring.swlog"
+DATA = Path(__file__).resolve().parents[1] / "data"
+LIFECYCLE = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
 P, ITERS, NBYTES = 3, 5, 256
 
 
-def test_golden_1_0_reads_exactly():
-    p = scalewise.load(GOLDEN)
-    assert p.meta["format"] == "1.0" and p.nranks == P and not p.partial
+@pytest.mark.parametrize("version", ["1.0", "1.1"])
+def test_golden_reads_exactly(version):
+    p = scalewise.load(DATA / f"golden-{version}-mpich-ring.swlog")
+    assert p.meta["format"] == version and p.nranks == P and not p.partial
+    if version == "1.0":  # no rank lifecycle section: the columns are absent, not invented
+        assert not set(LIFECYCLE) & set(p.ranks.columns)
+    else:
+        assert (p.ranks["rss_init_end"] > p.ranks["rss_init_start"]).all() and (p.ranks["rss_init_start"] > 0).all()
+        f = p.functions.set_index(["rank", "function"])["time"]
+        for r in p.ranks.itertuples():
+            assert f.loc[(r.rank, "MPI_Finalize")] == pytest.approx(r.finalize_time, abs=1e-9)
+        # Call sites: ring.c has no debug information and the machine reading
+        # this is not the one that wrote it, so sites are named object+offset;
+        # each site's calls and bytes add up to its function's, except that a
+        # receive's bytes, known at its completion, are at the Wait's site.
+        s = p.sites.groupby(["rank", "function"])[["calls", "bytes"]].sum()
+        fb = p.functions.set_index(["rank", "function"])
+        for (rank, name), row in s.iterrows():
+            nbytes = 0 if name == "MPI_Irecv" else fb.loc[(rank, name), "bytes"]
+            assert (row["calls"], row["bytes"]) == (fb.loc[(rank, name), "calls"], nbytes)
+        assert s.loc[(0, "MPI_Sendrecv"), "calls"] == ITERS
     assert p.meta["command"][1:] == [str(ITERS), str(NBYTES), "fan"]
     f = p.functions.set_index(["rank", "function"])
     h = p.hist.set_index(["rank", "function", "bin"])["count"]

@@ -70,6 +70,43 @@ def repeat_rank(log):
     log.meta = meta_with(nranks=log.nranks)
 
 
+def set_lifecycle(*entries):
+    """A rank lifecycle section (format 1.1) with these (rank, reserved, 4 values) entries."""
+    def change(log):
+        log.lifecycle = list(entries)
+    return change
+
+
+LIFE = (1 << 20, 2 << 20, 3 << 20, 1000)  # resident memory at init start, init end, finalize; finalize ns
+
+
+def sites_section(*records: bytes):
+    """A call-site section (format 1.1) holding these rank records."""
+    data = zlib.compress(b"".join(records))
+    return on("sections", lambda s: s.append([L.SEC_CALL_SITES, 1, L.SECTION_COMPRESSED, data]))
+
+
+def site_record(rank: int, *sites: tuple) -> bytes:
+    """u32 rank, u32 nsites, then per site (fn, path, offset, calls, time_ns, bytes)."""
+    out = struct.pack("<II", rank, len(sites))
+    for fn, path, *values in sites:
+        out += struct.pack("<HH", fn, len(path)) + path + struct.pack("<QQQQ", *values)
+    return out
+
+
+SITE = (5, b"/app/a.out", 0x1234, 10, 1000, 80)
+# Call-site section records (format 1.1): (record bytes, what the error says).
+SITE_CASES = {
+    "function id outside the table": (site_record(0, (999, *SITE[1:])), "function id 999"),
+    "rank without a block": (site_record(7, SITE), "rank 7 listed twice or without a rank block"),
+    "rank twice": (site_record(0, SITE) + site_record(0, SITE), "rank 0 listed twice"),
+    "record ends early": (site_record(0, SITE)[:-3], "ends early"),
+    "control characters in a path": (site_record(0, (5, b"/app/\x1b[2J", *SITE[2:])), "control characters"),
+    "calls 2^63": (site_record(0, (*SITE[:3], 2**63, *SITE[4:])), "2^63 or more"),
+    "more sites than fit": (struct.pack("<II", 0, 2**32 - 1), "do not fit"),
+}
+
+
 # Fixed fields of a rank record: rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss.
 # Function record: id, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes.  Peer: rank, messages, bytes.
 CASES = {
@@ -103,8 +140,18 @@ CASES = {
     "fewer blocks, not partial": (None, on("header", lambda h: h.__setitem__(5, 4)), "not marked partial"),
     "unknown header flags": (None, on("header", lambda h: h.__setitem__(4, 0x80)), "unknown flags"),
     "section layout version 2": (None, on("sections", lambda s: s[3].__setitem__(1, 2)), "layout version 2"),
+    "lifecycle entry missing": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE)), None,
+                                "does not match the number of rank blocks"),
+    "lifecycle rank twice": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE), (1, 0, *LIFE)), None, "rank 1 listed twice"),
+    "lifecycle rank without a block": (set_lifecycle((0, 0, *LIFE), (1, 0, *LIFE), (7, 0, *LIFE)), None,
+                                       "rank 7 listed twice or without a rank block"),
+    "lifecycle reserved set": (set_lifecycle((0, 0, *LIFE), (1, 5, *LIFE), (2, 0, *LIFE)), None, "reserved"),
+    "lifecycle memory 2^64-1": (set_lifecycle((0, 0, *LIFE), (1, 0, 2**64 - 1, 0, 0, 0), (2, 0, *LIFE)), None,
+                                "2^63 or more"),
     "bytes after a zlib stream": (stored("functions", zlib.compress(b"MPI_Send\0p2p\0") + b"junk"), None,
                                   "4 bytes after the compressed data"),
+    **{f"call sites: {name}": (None, sites_section(record), expected)
+       for name, (record, expected) in SITE_CASES.items()},
 }
 
 
@@ -142,3 +189,21 @@ def test_mutant_encoder_round_trips_and_writes_both_byte_orders(tmp_path):
     big, little = scalewise.load(path), scalewise.load(GOLDEN)
     assert big.functions.equals(little.functions) and big.p2p.equals(little.p2p) and big.hist.equals(little.hist)
     assert _pack_record(">", log.records[0])[:4] == b"\0\0\0\0"
+
+
+def test_rank_lifecycle_section_reads_into_the_rank_table(tmp_path):
+    log = golden()
+    set_lifecycle(*((r, 0, *LIFE) for r in (2, 0, 1)))(log)
+    path = tmp_path / "lifecycle.swlog"
+    path.write_bytes(encode(log))
+    r = scalewise.load(path).ranks.set_index("rank")
+    assert list(r.loc[1, ["rss_init_start", "rss_init_end", "rss_finalize"]]) == list(LIFE[:3])
+    assert r.loc[2, "finalize_time"] == pytest.approx(1e-6)
+
+
+def test_call_sites_of_a_missing_object_are_named_by_object_and_offset(tmp_path):
+    path = tmp_path / "sites.swlog"
+    path.write_bytes(encode(golden(), sites_section(site_record(0, SITE), site_record(2, SITE))))
+    s = scalewise.load(path).sites
+    assert list(s["rank"]) == [0, 2] and set(s["location"]) == {"a.out+0x1234"} and set(s["func"]) == {""}
+    assert list(s["time"]) == [1e-6, 1e-6] and list(s["bytes"]) == [80, 80]

@@ -45,11 +45,14 @@ def test_struct_formats_have_the_declared_sizes():
     assert struct.calcsize("<" + layout.HEADER) == layout.HEADER_SIZE
     assert struct.calcsize("<" + layout.SECTION_ENTRY) == layout.SECTION_ENTRY_SIZE
     assert struct.calcsize("<" + layout.RANK_INDEX_ENTRY) == layout.RANK_INDEX_ENTRY_SIZE
+    assert struct.calcsize("<" + layout.RANK_LIFECYCLE_ENTRY) == layout.RANK_LIFECYCLE_ENTRY_SIZE
+    assert layout.RANK_LIFECYCLE_ENTRY.count("Q") == layout.LIFE_VALUES
 
 
 def test_section_ids_are_distinct_and_named():
-    ids = [layout.SEC_META, layout.SEC_FUNCTIONS, layout.SEC_RANK_INDEX, layout.SEC_RANKS]
-    assert len(set(ids)) == 4
+    ids = [layout.SEC_META, layout.SEC_FUNCTIONS, layout.SEC_RANK_INDEX, layout.SEC_RANKS, layout.SEC_RANK_LIFECYCLE,
+           layout.SEC_CALL_SITES]
+    assert len(set(ids)) == 6
     assert set(layout.SECTION_NAMES) == set(ids)
 
 

@@ -134,3 +134,40 @@ def test_harness_sees_errors_and_broken_figures(browser, artifacts):
     assert any("Content Security Policy" in e for e in browser.errors())
     figs = json.loads(browser.evaluate(FIGURE_STATE))
     assert figs[0]["natural"] == 0  # the corrupted figure does not render
+
+
+def test_what_mpi_itself_cost_is_shown(browser, artifacts):
+    """Format 1.1 logs carry per rank the memory MPI_Init took and the wait in MPI_Finalize."""
+    p = halo_profile(2, 2)
+    r = p.ranks
+    r["rss_init_start"], r["rss_init_end"] = 4 << 20, [(4 + 10 * (k + 1)) << 20 for k in range(4)]
+    r["rss_finalize"], r["finalize_time"] = 300 << 20, [0.5, 0.25, 0.125, 0.0]
+    render(browser, artifacts, "mpi-cost", p)
+    text = browser.evaluate("document.body.textContent").replace("\n", "").replace("  ", "")
+    assert "memory MPI_Init tookmedian 25 MiB per rank, most 40 MiB (rank 3)" in text
+    assert "MPI_Finalize waitmedian 188 ms per rank, longest 500 ms (rank 0); not in MPI time" in text
+
+
+SITE_ROWS = """JSON.stringify(Array.from(document.querySelectorAll('#site-table tr[data-site]')).map(tr =>
+  Object.assign({where: tr.querySelector('.where').textContent}, Object.fromEntries(Array.from(tr.querySelectorAll('[data-metric]'))
+  .map(td => [td.dataset.metric, td.dataset.value])))))"""
+
+
+def test_top_call_sites_table_quotes_the_analysis(browser, artifacts):
+    import dataclasses
+
+    import pandas as pd
+
+    from scalewise.model.profile import SITE_COLUMNS
+
+    p = halo_profile(2, 2)
+    rows = [(r, "MPI_Waitall", "/app/halo2d", 0x1234, 100, 0.5 + 0.1 * r, 4096, "exchange", "halo.c:42")
+            for r in range(4)]
+    rows += [(r, "MPI_Allreduce", "/app/halo2d", 0x2000, 10, 0.25, 80, "norm", "halo.c:77") for r in range(2)]
+    p = dataclasses.replace(p, sites=pd.DataFrame(rows, columns=SITE_COLUMNS))
+    a, _ = render(browser, artifacts, "call-sites", p)
+    got = json.loads(browser.evaluate(SITE_ROWS))
+    assert [g["where"] for g in got] == ["halo.c:42", "halo.c:77"] == a.sites["location"].tolist()
+    assert [int(g["calls"]) for g in got] == [400, 20] and [int(g["ranks"]) for g in got] == [4, 2]
+    for g, api in zip(got, a.sites.itertuples()):
+        assert close(g["time"], api.time) and close(g["bytes"], api.bytes) and close(g["pct_mpi"], api.pct_mpi)

@@ -5,7 +5,7 @@
 #define SCALEWISE_FORMAT_H
 
 #define SW_FORMAT_MAJOR 1
-#define SW_FORMAT_MINOR 0
+#define SW_FORMAT_MINOR 1
 
 /* First 8 bytes of every log.  The high byte and the CR LF catch files that
  * went through a text-mode transfer, as in PNG. */
@@ -17,6 +17,8 @@
 #define SW_HEADER_SIZE 48
 #define SW_SECTION_ENTRY_SIZE 32
 #define SW_RANK_INDEX_ENTRY_SIZE 24
+#define SW_LIFE_VALUES 4 /* rank lifecycle entry: u32 rank, u32 reserved, then these u64 */
+#define SW_RANK_LIFECYCLE_ENTRY_SIZE 40
 
 /* Header flags */
 #define SW_LOG_PARTIAL 0x1u /* some rank hit a memory cap, or not every rank is present */
@@ -27,6 +29,9 @@
 #define SW_SEC_FUNCTIONS 2 /* zlib: function table, "name\0class\0" per function id */
 #define SW_SEC_RANK_INDEX 3 /* raw: one 24-byte entry per rank block */
 #define SW_SEC_RANKS 4     /* raw: concatenated rank blocks, each zlib-compressed */
+#define SW_SEC_RANK_LIFECYCLE 5 /* raw, since 1.1: per rank block, what MPI itself cost the rank */
+#define SW_SEC_CALL_SITES 6 /* zlib, since 1.1, optional: per rank block, its call sites */
+#define SW_MAX_PATH 4096    /* object paths in call-site records */
 
 #define SW_SEC_COMPRESSED 0x1u /* section flag: stored bytes are one zlib stream */
 

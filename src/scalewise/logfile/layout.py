@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 0
+FORMAT_MINOR = 1
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -18,6 +18,10 @@ SECTION_ENTRY_SIZE = 32
 SECTION_ENTRY = "IHHQQII"  # id, version, flags, offset, size, crc32, reserved
 RANK_INDEX_ENTRY_SIZE = 24
 RANK_INDEX_ENTRY = "IIQII"  # rank, flags, offset, size, raw_size
+# Since 1.1: what MPI itself cost each rank (one entry per rank block).
+RANK_LIFECYCLE_ENTRY_SIZE = 40
+RANK_LIFECYCLE_ENTRY = "IIQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns
+LIFE_VALUES = 4
 
 LOG_PARTIAL = 0x1
 LOG_ABORTED = 0x2
@@ -28,7 +32,12 @@ SEC_META = 1
 SEC_FUNCTIONS = 2
 SEC_RANK_INDEX = 3
 SEC_RANKS = 4
-SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks"}
+SEC_RANK_LIFECYCLE = 5
+SEC_CALL_SITES = 6
+SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
+                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites"}
+MAX_PATH = 4096  # object paths of call sites
+REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 
 NBINS = 48
 
@@ -55,7 +64,8 @@ RANK_DATA_RATIO = 256
 RANK_DATA_FLOOR = 1 << 26
 CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (clock granularity)
 # Stored form of each known section: its flags must be exactly these.
-SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0}
+SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
+                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

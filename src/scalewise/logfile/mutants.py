@@ -32,6 +32,8 @@ class Log:
     meta: bytes
     functions: bytes
     records: list[list[Field]]
+    minor: int = L.FORMAT_MINOR
+    lifecycle: list[tuple] | None = None  # rank lifecycle entries (format 1.1), None when absent
     stored: dict[str, bytes] = field(default_factory=dict)  # replaces compressed bytes: "meta", "functions", "rank 0"
 
 
@@ -76,7 +78,9 @@ def decode(data: bytes) -> Log:
     records = []
     for rank, _, off, size, _ in struct.iter_unpack(order + L.RANK_INDEX_ENTRY, secs[L.SEC_RANK_INDEX]):
         records.append(_record_fields(order, zlib.decompress(secs[L.SEC_RANKS][off:off + size])))
-    return Log(order, h[4], h[5], secs[L.SEC_META], secs[L.SEC_FUNCTIONS], records)
+    life = secs.get(L.SEC_RANK_LIFECYCLE)
+    lifecycle = None if life is None else list(struct.iter_unpack(order + L.RANK_LIFECYCLE_ENTRY, life))
+    return Log(order, h[4], h[5], secs[L.SEC_META], secs[L.SEC_FUNCTIONS], records, h[3], lifecycle)
 
 
 def _pack_record(order: str, fields: list[Field]) -> bytes:
@@ -104,6 +108,9 @@ def encode(log: Log, hook: Hook | None = None) -> bytes:
         [L.SEC_RANK_INDEX, 1, 0, b"".join(struct.pack(o + L.RANK_INDEX_ENTRY, *e) for e in index)],
         [L.SEC_RANKS, 1, 0, b"".join(blocks)],
     ]
+    if log.lifecycle is not None:
+        sections.append([L.SEC_RANK_LIFECYCLE, 1, 0,
+                         b"".join(struct.pack(o + L.RANK_LIFECYCLE_ENTRY, *e) for e in log.lifecycle)])
     hook("sections", sections)
     pos = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
     table = []
@@ -111,7 +118,7 @@ def encode(log: Log, hook: Hook | None = None) -> bytes:
         table.append([ident, version, sflags, pos, len(data), 0, 0])
         pos += len(data)
     hook("table", table)
-    header = [L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, L.FORMAT_MINOR, log.flags, log.nranks, len(index),
+    header = [L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, log.minor, log.flags, log.nranks, len(index),
               len(table), pos, 0, 0]
     hook("header", header)
     body = b"".join(s[3] for s in sections)

@@ -22,7 +22,10 @@ from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
-from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile
+from scalewise.logfile.sites import parse_sites
+from scalewise.logfile.symbols import resolve
+from scalewise.model.profile import (FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS, RANK_COLUMNS,
+                                     SITE_COLUMNS, Profile)
 
 
 class _Reader:
@@ -100,7 +103,7 @@ class _Reader:
             if flags != L.SECTION_FLAGS[ident]:
                 raise self.fail(f"corrupt section '{name}' (flags {flags:#x}, expected {L.SECTION_FLAGS[ident]:#x})")
             out[ident] = raw
-        for ident in (L.SEC_META, L.SEC_FUNCTIONS, L.SEC_RANK_INDEX, L.SEC_RANKS):
+        for ident in L.REQUIRED_SECTIONS:
             if ident not in out:
                 raise self.fail(f"corrupt: section '{L.SECTION_NAMES[ident]}' is missing")
         return out
@@ -154,6 +157,36 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
     return entries
 
 
+def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
+    """The ranks frame with the rank lifecycle columns (LIFECYCLE_COLUMNS),
+    when the log has that section (format 1.1 and later)."""
+    if raw is None:
+        return ranks
+    what = "corrupt section 'rank lifecycle'"
+    if len(raw) != len(ranks) * L.RANK_LIFECYCLE_ENTRY_SIZE:
+        raise r.fail(f"{what} (size does not match the number of rank blocks)")
+    rows = {}
+    for rank, reserved, *values in struct.iter_unpack(order + L.RANK_LIFECYCLE_ENTRY, raw):
+        if rank in rows or rank not in set(ranks["rank"]):
+            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
+        if reserved or any(v >> 63 for v in values):
+            raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
+        rows[rank] = (*values[:3], values[3] / 1e9)
+    life = pd.DataFrame.from_dict(rows, orient="index", columns=LIFECYCLE_COLUMNS)
+    return ranks.join(life, on="rank")
+
+
+def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> pd.DataFrame:
+    """The call-site rows, named where the objects can be read (logfile/symbols.py)."""
+    raw = secs.get(L.SEC_CALL_SITES)
+    if raw is None:
+        return pd.DataFrame(columns=SITE_COLUMNS)
+    limit = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
+    rows = r.section_text(secs, L.SEC_CALL_SITES, limit, lambda b: parse_sites(order, b, blocks, names))
+    where = resolve(sorted({(row[2], row[3]) for row in rows}))
+    return pd.DataFrame([(*row, *where[(row[2], row[3])]) for row in rows], columns=SITE_COLUMNS)
+
+
 def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
     """Sums over all ranks must fit int64 too, or totals in reports wrap."""
     f, p = frames["functions"], frames["p2p"]
@@ -194,7 +227,8 @@ def read_profile(path) -> Profile:
             raise r.fail(f"corrupt rank {rank} record (ends early)") from None
         except ValueError as exc:
             raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    frames = {"ranks": pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
+    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
+    frames = {"ranks": ranks,
               "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
               "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
               "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
@@ -206,4 +240,5 @@ def read_profile(path) -> Profile:
         flags.add("aborted")
     meta["ranks_present"] = nblocks
     meta["hosts"] = sorted(hosts)
-    return Profile(meta=meta, path=str(p), flags=frozenset(flags), **frames)
+    sites = _sites(r, order, secs, {e[0] for e in entries}, names)
+    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, **frames)

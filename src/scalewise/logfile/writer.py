@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from scalewise.logfile import layout as L
-from scalewise.model.profile import Profile
+from scalewise.model.profile import LIFECYCLE_COLUMNS, Profile
 
 _ORDER = "<"
 
@@ -60,7 +60,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
     peer_rows = _group(profile.p2p[["src", "dst", "messages", "bytes"]], "src")
 
-    index, blocks, off, any_partial = [], [], 0, False
+    index, blocks, life, off, any_partial = [], [], [], 0, False
+    has_life = set(LIFECYCLE_COLUMNS) <= set(profile.ranks.columns)
     for r in profile.ranks.sort_values("rank").itertuples(index=False):
         rank = int(r.rank)
         hist: dict[str, dict[int, int]] = {}
@@ -73,6 +74,9 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         index.append(struct.pack(_ORDER + L.RANK_INDEX_ENTRY, rank, flags, off, len(z), len(raw)))
         blocks.append(z)
         off += len(z)
+        if has_life:
+            life.append(struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, rank, 0, int(r.rss_init_start),
+                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9))))
 
     meta = dict(profile.meta)
     meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
@@ -86,7 +90,7 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         (L.SEC_FUNCTIONS, L.SECTION_COMPRESSED, zlib.compress(names_blob)),
         (L.SEC_RANK_INDEX, 0, b"".join(index)),
         (L.SEC_RANKS, 0, b"".join(blocks)),
-    ]
+    ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
     flags = (L.LOG_PARTIAL if any_partial or len(index) < nranks or "partial" in profile.flags else 0)
     flags |= L.LOG_ABORTED if aborted or "aborted" in profile.flags else 0
     start = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE

@@ -6,12 +6,20 @@ synthetic data).  No I/O and no plotting here.
 Frames (times in seconds, sizes in bytes):
 
 ``ranks``      one row per rank present: rank, host, pid, wall, mpi_time,
-               compute_time, maxrss, nthreads, partial
+               compute_time, maxrss, nthreads, partial; from logs of format
+               1.1 on also the LIFECYCLE_COLUMNS: resident memory at the start
+               of MPI_Init, after it and at MPI_Finalize (bytes), and the time
+               MPI_Finalize waited for the other ranks (finalize_time)
 ``functions``  one row per (rank, function called): rank, function, fclass,
                calls, time, tmin, tmax, bytes
 ``hist``       one row per non-empty (rank, function, bin): rank, function,
                bin, lo, hi, count.  Bin 0 holds 0-byte messages; bin k >= 1
                holds sizes in [2**(k-1), 2**k).
+``sites``      one row per (rank, call site) from logs of format 1.1 with call
+               sites: rank, function, object, offset (from the object's load
+               base), calls, time, bytes, and where it is: func (may be
+               empty) and location ("file:line", or "object+offset" without
+               debug information)
 ``p2p``        one row per (src, dst) pair with traffic, in MPI_COMM_WORLD
                ranks: src, dst, messages, bytes
 """
@@ -24,9 +32,15 @@ from typing import Any
 import pandas as pd
 
 RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
+LIFECYCLE_COLUMNS = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
 FUNCTION_COLUMNS = ["rank", "function", "fclass", "calls", "time", "tmin", "tmax", "bytes"]
 HIST_COLUMNS = ["rank", "function", "bin", "lo", "hi", "count"]
 P2P_COLUMNS = ["src", "dst", "messages", "bytes"]
+SITE_COLUMNS = ["rank", "function", "object", "offset", "calls", "time", "bytes", "func", "location"]
+
+
+def _no_sites() -> pd.DataFrame:
+    return pd.DataFrame(columns=SITE_COLUMNS)
 
 
 def bin_bounds(b: int) -> tuple[int, int]:
@@ -52,6 +66,7 @@ class Profile:
     p2p: pd.DataFrame
     path: str | None = None
     flags: frozenset[str] = field(default_factory=frozenset)
+    sites: pd.DataFrame = field(default_factory=_no_sites)
 
     @property
     def nranks(self) -> int:
@@ -86,6 +101,10 @@ class Profile:
                 "mpi_time": float(r.mpi_time), "compute_time": float(r.compute_time),
                 "maxrss": int(r.maxrss), "partial": bool(r.partial), "functions": {},
             }
+            if hasattr(r, "rss_init_start"):  # format 1.1: what MPI itself cost the rank
+                per_rank[int(r.rank)].update(
+                    rss_init_start=int(r.rss_init_start), rss_init_end=int(r.rss_init_end),
+                    rss_finalize=int(r.rss_finalize), finalize_time=float(r.finalize_time))
         for f in self.functions.itertuples(index=False):
             per_rank[int(f.rank)]["functions"][f.function] = {
                 "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes),

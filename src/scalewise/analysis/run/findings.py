@@ -17,6 +17,7 @@ import pandas as pd
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
+from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
 from scalewise.analysis.run.volume import DataVolume, data_volume
@@ -50,6 +51,7 @@ class RunAnalysis:
     neighbourhood: Neighbourhood
     volume: DataVolume
     total_calls: int
+    sites: pd.DataFrame = field(default_factory=pd.DataFrame)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -75,6 +77,7 @@ class RunAnalysis:
             "volume": {"total": v.total, "p2p_total": v.p2p_total, "collective_total": v.collective_total,
                        "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
                        "per_rank": _records(v.per_rank)},
+            "call_sites": _records(self.sites),
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -264,6 +267,7 @@ def analyse(profile: Profile) -> RunAnalysis:
         calls=calls_table(functions),
         classes=class_table(functions),
         sizes=size_distribution(profile),
+        sites=site_table(profile),
         matrix=comm_matrix(profile),
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),

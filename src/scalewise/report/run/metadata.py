@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from scalewise.formatting import human_bytes, plural, when
+from scalewise.formatting import human_bytes, plural, seconds, when
 from scalewise.model.profile import Profile
 
 
@@ -38,6 +38,21 @@ def _memory(profile: Profile) -> list[tuple[str, str]]:
              f"median {human_bytes(float(rss.median()))} per rank")]
 
 
+def _mpi_cost(profile: Profile) -> list[tuple[str, str]]:
+    """What MPI itself took (format 1.1 logs): the memory MPI_Init added per
+    rank and the time ranks waited in MPI_Finalize, apart from the application."""
+    r = profile.ranks
+    if "rss_init_end" not in r or r.empty:
+        return []
+    took = r["rss_init_end"].astype(float) - r["rss_init_start"].astype(float)
+    top, wait = r.loc[took.idxmax()], r["finalize_time"]
+    slowest = r.loc[wait.idxmax()]
+    return [("memory MPI_Init took", f"median {human_bytes(float(took.median()))} per rank, "
+             f"most {human_bytes(float(took.max()))} (rank {int(top['rank'])})"),
+            ("MPI_Finalize wait", f"median {seconds(float(wait.median()))} per rank, "
+             f"longest {seconds(float(wait.max()))} (rank {int(slowest['rank'])}); not in MPI time")]
+
+
 def run_metadata(profile: Profile) -> list[tuple[str, str]]:
     """(label, value) rows describing the job, in display order."""
     hosts = _hosts(profile)
@@ -56,6 +71,7 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
         *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),
                                                              ("thread_level", "thread level")) if profile.meta.get(key)],
         *_memory(profile),
+        *_mpi_cost(profile),
         ("started", when(start)),
         ("ended", when(end)),
     ]
