@@ -7,6 +7,7 @@ from typing import Iterator
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from scalewise.campaign.expand import RunSpec
@@ -49,6 +50,12 @@ class Reporter:
             self.task = self.progress.add_task("runs", total=total)
             yield
         self.progress = None
+
+    def note(self, text: str) -> None:
+        """A line about the run in progress (e.g. why Slurm has not started it)."""
+        if not self.quiet:
+            console = self.progress.console if self.progress is not None else self.console
+            console.print(Text(f"  {text}", style="yellow"))
 
     def finished(self, run: RunSpec, result: RunResult) -> None:
         if self.quiet or self.progress is None:

@@ -11,6 +11,7 @@ import sys
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scalewise.campaign.expand import expand
 from scalewise.campaign.progress import Reporter
@@ -42,16 +43,17 @@ def plan(file: str, as_json: bool) -> None:
     """Show the expanded run list with stable run IDs."""
     loaded = load_study(file)
     runs = expand(loaded)
-    custom = list(loaded.model.axes.custom())
+    columns = _COLUMNS + (["interconnect"] if loaded.model.axes.interconnect else [])
     if as_json:
-        _echo_json([{c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
+        _echo_json([{c: getattr(run, c) for c in columns} | dict(run.custom)
                     | {"settings": [list(a) for a in run.applied]} for run in runs])
         return
-    table = Table(title=f"{loaded.model.name}: {plural(len(runs), 'run')}", box=None)
-    for column in _COLUMNS + custom:
+    table = Table(title=Text(f"{loaded.model.name}: {plural(len(runs), 'run')}"), box=None)
+    for column in columns + list(loaded.model.axes.custom):
         table.add_column(column)
     for run in runs:
-        table.add_row(*(str(getattr(run, c)) for c in _COLUMNS), *(str(v) for _, v in run.custom))
+        # Text, not str: a value such as "[red]" is the user's, not rich markup.
+        table.add_row(*(Text(str(getattr(run, c))) for c in columns), *(Text(str(v)) for _, v in run.custom))
     Console(width=200).print(table)
 
 
