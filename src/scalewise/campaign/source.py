@@ -124,6 +124,8 @@ def _convert(node: yaml.Node, path: Path_, src: Source, loader: yaml.SafeLoader,
     if budget[0] < 0:
         raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: the file expands to more "
                          f"than {MAX_NODES:,} values (YAML aliases inside aliases?)")
+    if node.tag not in _PLAIN_TAGS:
+        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: unsupported YAML tag {node.tag}")
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
@@ -144,12 +146,10 @@ def _convert(node: yaml.Node, path: Path_, src: Source, loader: yaml.SafeLoader,
             src.lines[child] = item.start_mark.line + 1
             items.append(_convert(item, child, src, loader, budget))
         return items
-    if node.tag not in _PLAIN_TAGS:
-        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: unsupported YAML tag {node.tag}")
     value = loader.construct_object(node, deep=True)
     if isinstance(value, str) and "\0" in value:
         raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: NUL characters are not allowed")
     return value
 
 
-_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")}
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")}
