@@ -101,7 +101,7 @@ CORPUS: dict[str, tuple[bytes, str]] = {
     "duplicate_app_key": (_base("    env:", "    command: [x]\n    env:"), "applications.app.command: duplicate key"),
     # Sizes: counts and plans with sane bounds.
     "repetitions_huge": (BASE.encode() + b"repetitions: 10000000\n", "repetitions"),
-    "ten_million_runs": (_custom_axes(10, 5), "the plan has 9,765,625 runs"),
+    "ten_million_runs": (_custom_axes(10, 5), "the plan has 19,531,250 runs"),
     "over_default_limit": (_custom_axes(2, 100), "more than the limit of 10,000; narrow the axes or raise 'max_runs:'"),
     "max_runs_above_ceiling": (BASE.encode() + b"max_runs: 100000000\n", "max_runs"),
     "ranks_huge": (_base("ranks: [1, 2]", "ranks: [1, 1000000000000]"), "positive integers up to 10,000,000"),

@@ -14,6 +14,7 @@ from scalewise.campaign.mpi_settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS
 from scalewise.campaign.rules import MAX_TEXT, check_name
 from scalewise.campaign.source import Source
 from scalewise.campaign.studyfile import StudyFile
+from scalewise.formatting import plural
 
 STANDARD_AXES = ("nodes", "ranks", "ranks_per_node", "threads", "mpi", "transport", "params", "interconnect")
 # Axes every run has even when the file does not sweep them.
@@ -163,5 +164,5 @@ def _check_plan_size(study: StudyFile, src: Source) -> None:
     size = plan_size(study)
     if size > study.max_runs:
         raise src.error(("axes",), f"the plan has {size:,} runs (every combination of the axes, for each "
-                        f"application and variant, times {study.repetitions} repetitions), more than the "
+                        f"application and variant, times {plural(study.repetitions, 'repetition')}), more than the "
                         f"limit of {study.max_runs:,}; narrow the axes or raise 'max_runs:'")
