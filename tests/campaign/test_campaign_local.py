@@ -148,7 +148,7 @@ applications:
 axes:
   ranks: [2]
   mpi: [openmpi, mpich]
-  label: ["{nasty}"]
+  custom: {{label: ["{nasty}"]}}
   params: [evil]
 parameter_sets:
   evil:
