@@ -80,6 +80,9 @@ class Outcome:
     job_id: str | None = None
     hosts: list[str] | None = None
     settings: dict[str, str] = field(default_factory=dict)  # the launcher's own, see Launch.settings
+    # Nodes of the job the scheduler lost (e.g. "node n1 is DOWN (Not responding)"): the run failed
+    # whatever its exit code (srun can exit 0 after "Node failure").
+    lost_nodes: str = ""
 
 
 class Launcher(ABC):

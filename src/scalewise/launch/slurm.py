@@ -155,12 +155,11 @@ class SlurmScheduler(Scheduler):
         hosts = expand_hostlist(nodelist) if nodelist else None
         status = job.rundir / STATUS_FILE
         recorded = read_status(status) if cancelled is None else None
+        lost = lost_nodes(nodelist)
         if recorded is not None:
             rc, start, end = recorded
-            lost = lost_nodes(nodelist) if rc != 0 else ""
             return Outcome(exit_code=rc, timed_out=False, started_at=_epoch_iso(start), ended_at=_epoch_iso(end),
-                           wall=end - start, command=argv, job_id=job_id, hosts=hosts,
-                           reason=f"exit code {rc}; {lost}" if lost else None)
+                           wall=end - start, command=argv, job_id=job_id, hosts=hosts, lost_nodes=lost)
         if cancelled:
             reason = cancelled
         elif status.exists():
@@ -168,11 +167,9 @@ class SlurmScheduler(Scheduler):
         else:
             reason = f"Slurm job {job_id} ended as {info.get('JobState', 'unknown')} " \
                      f"({info.get('Reason', 'no reason given')}) before the command finished"
-        if lost := lost_nodes(nodelist):
-            reason += f"; {lost}"
         return Outcome(exit_code=None, timed_out=cancelled is not None and cancelled.startswith("timed out"),
                        started_at=submitted, ended_at=utc_now(), wall=None, command=argv, reason=reason,
-                       job_id=job_id, hosts=hosts)
+                       job_id=job_id, hosts=hosts, lost_nodes=lost)
 
 
 def read_status(path: Path) -> tuple[int, float, float] | None:
@@ -210,7 +207,9 @@ def lost_nodes(nodelist: str | None) -> str:
         node, _, rest = line.partition("|")
         state, _, why = rest.partition("|")
         if any(word in state.lower() for word in ("down", "drain", "fail", "not_responding", "*")):
-            lost.append(f"node {node} is {state.upper()}" + (f" ({why})" if why and why != "none" else ""))
+            # sinfo marks a node that stopped answering with '*' (e.g. "down*").
+            shown = state.rstrip("*").upper() + (", not responding" if state.endswith("*") else "")
+            lost.append(f"node {node} is {shown}" + (f" ({why})" if why and why != "none" else ""))
     return "; ".join(lost)
 
 
