@@ -21,7 +21,7 @@ from scalewise.campaign.store import FAILED, store_path
 from scalewise.campaign.study import load_study
 from scalewise.cli.group import OneLineErrors
 from scalewise.errors import Interrupted
-from scalewise.formatting import plural
+from scalewise.formatting import plural, terminal_text
 
 _COLUMNS = ["run_id", "repetition", "app", "variant", "mpi", "transport", "params", "nodes", "ranks", "threads"]
 _JSON_HELP = "Print JSON to stdout instead of text."
@@ -109,6 +109,6 @@ def status(file: str, as_json: bool) -> None:
     click.echo(f"{loaded.model.name}: {now.planned} planned: {_counts(now.counts)}")
     for row in now.failed:
         click.echo(f"  {row['status']:<7} {row['run_id']} {row['app']} mpi={row['mpi']} ranks={row['ranks']} "
-                   f"rep={row['repetition']}: {row['reason']}")
+                   f"rep={row['repetition']}: {terminal_text(row['reason'])}")
     if now.counts.get("interrupted") or now.counts.get("pending") or now.counts.get("running"):
         click.echo(f"run `scalewise study run {file}` to run the rest")
