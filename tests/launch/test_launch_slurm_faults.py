@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from swtest_support import SlurmCluster
+from swtest_support import SlurmCluster, running_slurm
 
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.runner import run_study, store_path
@@ -28,12 +28,8 @@ from scalewise.campaign.study import load_study
 
 @pytest.fixture(scope="module")
 def own_slurm():
-    cluster = SlurmCluster(nodes=2, cpus=2)
-    try:
-        cluster.start()
+    with running_slurm(nodes=2) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def _study(tmp_path: Path, swtest_dir: Path, body: str = "", args: str = "") -> Path:
