@@ -128,10 +128,12 @@ class SlurmScheduler(Scheduler):
                     time.sleep(0.5)  # the status file may land just after the job leaves the queue
                     return None
                 if state == "PENDING" and not started.exists():
-                    if why != told:  # say once per reason why the run is not starting
+                    waited = time.monotonic() - submitted
+                    # Say once per reason why the run is not starting, unless it is the usual short wait.
+                    if why != told and (why not in _USUAL_WAITS or waited > 30):
                         self.note(f"Slurm job {job_id} pending: {why}")
                         told = why
-                    if time.monotonic() - submitted > self.pending_limit:
+                    if waited > self.pending_limit:
                         return self._cancel(job_id, f"Slurm job {job_id} still pending after "
                                             f"{self.pending_limit:g} s (slurm.pending_limit): {why}")
                 ask_every = min(ask_every * 1.5, self.poll_max)
@@ -220,6 +222,8 @@ def _read_float(path: Path, default: float) -> float:
         return default
 
 
+# Reasons of a job that is merely next in line (squeue prints them in parentheses).
+_USUAL_WAITS = ("(None)", "(Priority)", "(Resources)", "(BeginTime)")
 _ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",
           "DEADLINE")
 
