@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from scalewise.cluster import LINK_PRESETS, cluster_down, cluster_up  # noqa: E402
 from scalewise.cluster.checks import check_links  # noqa: E402
 from scalewise.cluster.links import rate_text  # noqa: E402
+from scalewise.cluster.lock import cluster_lock  # noqa: E402
 
 
 def timed(fn) -> float:
@@ -41,6 +42,11 @@ def main() -> None:
     ap.add_argument("--mpis", default="openmpi,mpich")
     args = ap.parse_args()
     console = Console()
+    with cluster_lock():
+        measure(args, console)
+
+
+def measure(args, console: Console) -> None:
     cluster_down()
     lifecycle = Table(title=f"cluster up / down, median of {args.rounds}")
     for col in ("nodes", "up", "down"):

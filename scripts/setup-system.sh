@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages scalewise needs, only those that are missing.
-# Usage: setup-system.sh [group...]   groups: core (default), browser, slurm
+# Usage: setup-system.sh [group...]   groups: core (default), browser, slurm, cluster
 set -euo pipefail
 
 core="make gcc gfortran pkg-config zlib1g-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev"
 browser="chromium"
 slurm="slurm-wlm slurmctld slurmd slurm-client munge"
+cluster="iproute2 util-linux"  # ip and tc for emulated nodes; unshare, nsenter, taskset
 
 wanted=""
 for g in "${@:-core}"; do
@@ -13,6 +14,7 @@ for g in "${@:-core}"; do
         core) wanted="$wanted $core" ;;
         browser) wanted="$wanted $browser" ;;
         slurm) wanted="$wanted $slurm" ;;
+        cluster) wanted="$wanted $cluster" ;;
         *) echo "setup-system: unknown package group '$g'" >&2; exit 2 ;;
     esac
 done

@@ -29,3 +29,10 @@ def write_study(tmp_path):
         path.write_text(text)
         return path
     return write
+
+
+def pytest_collection_modifyitems(items):
+    """Tests on emulated nodes change the host's network interfaces: mark them so they run apart."""
+    for item in items:
+        if "emulation" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.emulated_nodes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scalewise.cluster import cluster_down
+from scalewise.cluster.lock import cluster_lock
 
 
 def _why_not() -> str | None:
@@ -29,8 +29,7 @@ def emulation():
     why = _why_not()
     if why:
         pytest.skip(why)
-    with open("/run/scalewise-cluster.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cluster_lock():
         cluster_down()
         try:
             yield

@@ -219,3 +219,56 @@ timeout: 120
     links = dict(db.execute("SELECT run_id, value FROM run_provenance WHERE key = 'launcher.cluster.link_bits'"))
     assert sorted(set(links.values())) == ["100000000", "1000000000"]
     assert current_cluster() is None  # the study took down the cluster it brought up
+    from click.testing import CliRunner
+
+    from scalewise.cli.main import cli
+
+    html = store_path(loaded).parent / "report.html"
+    result = CliRunner().invoke(cli, ["study", "report", str(loaded.path), "-o", str(html)])
+    assert result.exit_code == 0, result.output
+    page = html.read_text()
+    # B1: performance against the node count, one curve per interconnect; P8: MPI share side by side
+    assert 'data-figure="perf-interconnect" data-ref="B1"' in page and 'data-figure="p8-comm-share"' in page
+
+
+def test_the_same_study_runs_through_slurm_on_the_emulated_nodes(emulation, write_study):
+    """nodes x interconnect through --launcher slurm: the interconnect picks nodes by feature (--constraint)."""
+    import sqlite3
+
+    from scalewise.campaign.runner import run_study
+    from scalewise.campaign.store import store_path
+    from scalewise.campaign.study import load_study
+    from scalewise.cluster.slurm import slurm_env, start_slurm
+
+    old = os.environ.get("SLURM_CONF")
+    try:
+        for link in ("fe", "gige"):  # one emulated cluster has one link speed: bring it up at each in turn
+            c = cluster_up(2, parse_rate(link))
+            os.environ["SLURM_CONF"] = slurm_env()["SLURM_CONF"]
+            start_slurm(c)
+            loaded = load_study(write_study(f"""name: slurm-{link}
+applications:
+  sem:
+    command: ["{build_dir()}/{{mpi}}/proxies/sem", --size, tiny]
+    fom: {{source: result_line}}
+axes:
+  nodes: [1, 2]
+  ranks_per_node: [1]
+  interconnect: [{link}]
+  mpi: [openmpi, mpich]
+timeout: 120
+""", name=f"{link}.yaml"))
+            summary = run_study(loaded, "slurm")
+            assert summary.counts == {"ok": 4}
+            db = sqlite3.connect(store_path(loaded))
+            assert sorted(db.execute("SELECT mpi, nodes, hosts FROM runs")) == [
+                ("mpich", 1, "swnode1"), ("mpich", 2, "swnode1,swnode2"),
+                ("openmpi", 1, "swnode1"), ("openmpi", 2, "swnode1,swnode2")]
+            jobs = subprocess.run(["scontrol", "-o", "show", "job"], capture_output=True, text=True).stdout
+            assert re.findall(r" Features=(\S+)", jobs) == [link] * 4  # each job asked for the link by name
+            cluster_down()
+    finally:
+        if old is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = old

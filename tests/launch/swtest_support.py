@@ -15,6 +15,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from scalewise.cluster.slurm import base_config
+
 # Rank 0 echoes its arguments and the variables named in SWTEST_ECHO_ENV, then
 # prints the result line the proxy apps print.  --sleep S holds every rank in
 # MPI for S seconds, --exit N ends with status N, --fail reports status=FAIL.
@@ -124,16 +126,7 @@ class SlurmCluster:
     def _config(self) -> str:
         b, n, p = self.base, self.nodes, self.port
         return "\n".join([
-            "ClusterName=swtest", f"SlurmctldHost={self.host}(127.0.0.1)", f"SlurmctldPort={p}",
-            f"SlurmdPort={p + 1}", "SlurmUser=root", "AuthType=auth/munge", "CredType=cred/munge",
-            f"AuthInfo=socket={b}/munge/munge.socket.2", f"StateSaveLocation={b}/state",
-            f"SlurmdSpoolDir={b}/spool/%n", f"SlurmctldPidFile={b}/slurmctld.pid", f"SlurmdPidFile={b}/slurmd-%n.pid",
-            f"SlurmctldLogFile={b}/log/slurmctld.log", f"SlurmdLogFile={b}/log/slurmd-%n.log",
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
-            "AccountingStorageType=accounting_storage/none", "JobCompType=jobcomp/none",
-            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
-            # Each emulated node needs its own TmpFS, or PMIx step dirs collide.
-            f"TmpFS={b}/tmp/%n", "SchedulerParameters=sched_interval=1", "MinJobAge=300",
+            *base_config(b, "swtest", f"{self.host}(127.0.0.1)", p, p + 1),
             f"NodeName=n[1-{n}] NodeHostname={self.host} NodeAddr=127.0.0.1 Port=[{p + 10}-{p + 9 + n}] "
             f"CPUs={self.cpus} State=UNKNOWN",
             f"PartitionName=debug Nodes=n[1-{n}] Default=YES MaxTime=INFINITE State=UP", ""])

@@ -82,15 +82,19 @@ def run_study(loaded: LoadedStudy, scheduler_name: str = "local", retry_failed: 
     if scheduler_name == "local" and needs_nodes(runs):
         scheduler_name = "emulated"  # more than one node, or an interconnect: emulated nodes (docs/cluster.md)
     scheduler = make_scheduler(loaded, scheduler_name)
-    scheduler.check(runs)
-    lock = _Lock(loaded.output)
-    store = Store(store_path(loaded))
     try:
-        with stop_on_signals():
-            return _campaign(loaded, runs, scheduler, store, retry_failed, reporter or Reporter(quiet=True))
+        scheduler.check(runs)
+        lock = _Lock(loaded.output)
+        try:
+            store = Store(store_path(loaded))
+            try:
+                with stop_on_signals():
+                    return _campaign(loaded, runs, scheduler, store, retry_failed, reporter or Reporter(quiet=True))
+            finally:
+                store.close()
+        finally:
+            lock.release()
     finally:
-        store.close()
-        lock.release()
         if isinstance(scheduler, EmulatedScheduler):
             scheduler.close()
 

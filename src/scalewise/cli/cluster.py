@@ -8,6 +8,7 @@ import sys
 import click
 
 from scalewise.cluster.checks import check_links
+from scalewise.cluster.lock import cluster_lock
 from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster, require_cluster
 from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.slurm import start_slurm
@@ -34,7 +35,8 @@ def up(nodes: int, preset: str | None, rate: str | None, blocking: str | None, w
     if preset and rate:
         raise ScalewiseError("give --link or --rate, not both")
     bits = parse_rate(rate or preset or "gige")
-    c = cluster_up(nodes, bits, blocking)
+    with cluster_lock():  # not while a study reshapes it
+        c = cluster_up(nodes, bits, blocking)
     click.echo(f"cluster: {c.describe()}; nodes {', '.join(c.hostnames)}")
     if bits > SUSTAINED_BITS:
         click.echo(f"cluster: note: {rate_text(bits)} is more than links on this machine carried "
@@ -87,5 +89,6 @@ def exec_(flavour: str | None, command: tuple[str, ...]) -> None:
 @cluster.command()
 def down() -> None:
     """Remove every node, link and process the cluster made (safe to repeat)."""
-    removed = cluster_down()
+    with cluster_lock():
+        removed = cluster_down()
     click.echo("cluster: removed " + ("; ".join(removed) if removed else "nothing (none was up)"))

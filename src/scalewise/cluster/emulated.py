@@ -30,7 +30,7 @@ from pathlib import Path
 
 from scalewise.cluster import slurm
 from scalewise.cluster.links import rate_text, tbf_args
-from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX, SUBNET, state_dir
+from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX, NOT_ROOT, SUBNET, state_dir
 from scalewise.errors import ScalewiseError
 
 MAX_NODES = 200
@@ -113,7 +113,7 @@ def _running(pid: int) -> bool:
 def check_can_emulate() -> None:
     """One-line errors for what makes emulation impossible here: not root, a missing tool or kernel feature."""
     if os.geteuid() != 0:
-        raise ScalewiseError("cluster: emulating nodes needs root (network namespaces, veth, tc)")
+        raise ScalewiseError(NOT_ROOT)
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
         raise ScalewiseError(f"cluster: missing tools: {', '.join(missing)} (Debian: iproute2, util-linux)")

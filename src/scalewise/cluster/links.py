@@ -36,6 +36,15 @@ def parse_rate(text: str) -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
+def rate_names(bits: int) -> list[str]:
+    """Every name a study's ``interconnect`` may give this rate: its presets and its rate (``gige``, ``1gbit``)."""
+    names = [name for name, (rate, _) in LINK_PRESETS.items() if rate == bits]
+    for unit, scale in (("gbit", 10**9), ("mbit", 10**6), ("kbit", 10**3)):
+        if bits % scale == 0:
+            return names + [f"{bits // scale}{unit}"]
+    return names + [f"{bits}bit"]
+
+
 def rate_text(bits: int) -> str:
     """``1 Gbit/s``, ``100 Mbit/s``."""
     for unit, scale in (("Gbit/s", 10**9), ("Mbit/s", 10**6), ("kbit/s", 10**3)):

@@ -8,6 +8,7 @@ from pathlib import Path
 SUBNET = "10.213.0"  # the one private /24 the nodes and the host side use
 HOST_ADDRESS = f"{SUBNET}.254"
 NODE_PREFIX = "swnode"  # node N's hostname is swnodeN
+NOT_ROOT = "cluster: emulating nodes needs root (network namespaces, veth, tc)"
 
 
 def state_dir() -> Path:

@@ -11,6 +11,7 @@ interconnect runs as on the local scheduler.
 from __future__ import annotations
 
 from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster
+from scalewise.cluster import lock
 from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.links import LINK_PRESETS, parse_rate
 from scalewise.launch.base import Job, Launch, register_scheduler
@@ -25,12 +26,16 @@ class EmulatedScheduler(LocalScheduler):
 
     def __init__(self, cores: int | None = None):
         super().__init__(cores)
+        lock.acquire()  # held until close: nobody else reshapes the cluster under this study
         self.found_cluster = current_cluster() is not None  # a user's own cluster is left up at the end
 
     def close(self) -> None:
-        """Take down the cluster this scheduler brought up."""
-        if not self.found_cluster:
-            cluster_down()
+        """Take down the cluster this scheduler brought up, and let others have it."""
+        try:
+            if not self.found_cluster:
+                cluster_down()
+        finally:
+            lock.release()
 
     def check(self, runs: list) -> None:
         for run in runs:

@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from scalewise.cluster.links import rate_names
 from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX
 from scalewise.errors import ScalewiseError
 
@@ -33,14 +34,11 @@ def slurm_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _config(cluster) -> str:
-    b, n = BASE, len(cluster.nodes)
-    net, last = cluster.nodes[0].address.rsplit(".", 1)[0], cluster.nodes[-1].address.rsplit(".", 1)[1]
-    cores = min(len(node.cpus) for node in cluster.nodes)
-    host = socket.gethostname().split(".")[0]
-    return "\n".join([
-        "ClusterName=swcluster", f"SlurmctldHost={host}({HOST_ADDRESS})", f"SlurmctldPort={CTLD_PORT}",
-        f"SlurmdPort={SLURMD_PORT}", "SlurmUser=root", "AuthType=auth/munge", "CredType=cred/munge",
+def base_config(b: Path, name: str, ctld: str, ctld_port: int, slurmd_port: int) -> list[str]:
+    """The slurm.conf lines of a cluster whose daemons keep everything under ``b`` (``ctld``: ``host(address)``)."""
+    return [
+        f"ClusterName={name}", f"SlurmctldHost={ctld}", f"SlurmctldPort={ctld_port}",
+        f"SlurmdPort={slurmd_port}", "SlurmUser=root", "AuthType=auth/munge", "CredType=cred/munge",
         f"AuthInfo=socket={b}/munge/munge.socket.2", f"StateSaveLocation={b}/state",
         f"SlurmdSpoolDir={b}/spool/%n", f"SlurmctldPidFile={b}/slurmctld.pid", f"SlurmdPidFile={b}/slurmd-%n.pid",
         f"SlurmctldLogFile={b}/log/slurmctld.log", f"SlurmdLogFile={b}/log/slurmd-%n.log",
@@ -48,8 +46,19 @@ def _config(cluster) -> str:
         "AccountingStorageType=accounting_storage/none", "JobCompType=jobcomp/none",
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
         # The nodes share one /tmp: each needs its own TmpFS, or PMIx step folders collide.
-        f"TmpFS={b}/tmp/%n", "SchedulerParameters=sched_interval=1", "MinJobAge=300",
-        f"NodeName={NODE_PREFIX}[1-{n}] NodeAddr={net}.[1-{last}] CPUs={cores} State=UNKNOWN",
+        f"TmpFS={b}/tmp/%n", "SchedulerParameters=sched_interval=1", "MinJobAge=300"]
+
+
+def _config(cluster) -> str:
+    n = len(cluster.nodes)
+    net, last = cluster.nodes[0].address.rsplit(".", 1)[0], cluster.nodes[-1].address.rsplit(".", 1)[1]
+    cores = min(len(node.cpus) for node in cluster.nodes)
+    host = socket.gethostname().split(".")[0]
+    return "\n".join([
+        *base_config(BASE, "swcluster", f"{host}({HOST_ADDRESS})", CTLD_PORT, SLURMD_PORT),
+        # Features name the link, so a study's interconnect axis (--constraint) finds these nodes.
+        f"NodeName={NODE_PREFIX}[1-{n}] NodeAddr={net}.[1-{last}] CPUs={cores} "
+        f"Features={','.join(rate_names(cluster.rate_bits))} State=UNKNOWN",
         f"PartitionName=swcluster Nodes={NODE_PREFIX}[1-{n}] Default=YES MaxTime=INFINITE State=UP", ""])
 
 

@@ -14,7 +14,7 @@ from scalewise.report.figure import FigureSpec
 from scalewise.report.study import figures as sf
 
 # Reference figure per kind of swept setting (figures.md, B1-B7).
-AXIS_REFS = {"transport": "B1", "mpi": "B2", "params": "B3", "variant": "B4", "threads": "B5"}
+AXIS_REFS = {"transport": "B1", "interconnect": "B1", "mpi": "B2", "params": "B3", "variant": "B4", "threads": "B5"}
 SECTIONS = {
     "performance": "Performance per setting (B1-B7)",
     "scalability": "Scalability (B8)",
