@@ -81,3 +81,19 @@ def when(epoch: float | None) -> str:
 def plural(n: float, word: str, many: str | None = None) -> str:
     """'1 run', '2 runs', '1.5 peers': the count with the word in the right number."""
     return f"{n:g} {word if n == 1 else (many or word + 's')}"
+
+
+# C0 and C1 controls, DEL, and the bidirectional overrides that can make a
+# terminal line read differently from what it contains.
+_CONTROLS = {c for c in range(0x20)} | set(range(0x7F, 0xA0)) | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+_VISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _CONTROLS}
+_VISIBLE.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"})
+
+
+def terminal_text(value: object, limit: int = 2000) -> str:
+    """A value from an application, safe to print: control characters (escape sequences
+    included) shown as ``\\x1b``, and at most ``limit`` characters, the rest counted."""
+    text = str(value)
+    cut = len(text) - limit
+    text = text[:limit].translate(_VISIBLE)
+    return text + (f"... ({cut:,} more characters)" if cut > 0 else "")

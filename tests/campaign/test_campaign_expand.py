@@ -13,7 +13,7 @@ axes:
   ranks: [1, 2, 4]
   mpi: [openmpi, mpich]
   transport: [shm, tcp]
-  size: [tiny]
+  custom: {size: [tiny]}
 repetitions: 2
 """
 
@@ -33,7 +33,7 @@ def test_full_matrix_with_repetitions_outermost(write_study):
 def test_ids_stable_when_axis_values_are_added(write_study):
     before = {(r.mpi, r.transport, r.ranks, r.repetition): r.run_id for r in _runs(write_study, STUDY)}
     grown = STUDY.replace("ranks: [1, 2, 4]", "ranks: [1, 2, 4, 8]").replace("repetitions: 2", "repetitions: 3")
-    grown = grown.replace("  size: [tiny]\n", "  size: [tiny]\n  threads: [1]\n  nodes: [1]\n")
+    grown = grown.replace("  custom: {size: [tiny]}\n", "  custom: {size: [tiny]}\n  threads: [1]\n  nodes: [1]\n")
     after = {(r.mpi, r.transport, r.ranks, r.repetition): r.run_id for r in _runs(write_study, grown)}
     assert len(after) == 4 * 2 * 2 * 3
     assert all(after[key] == run_id for key, run_id in before.items())
@@ -41,7 +41,7 @@ def test_ids_stable_when_axis_values_are_added(write_study):
 
 def test_ids_change_when_what_a_setting_means_changes(write_study):
     text = STUDY + "parameter_sets:\n  tuned:\n    mca: {coll_tuned_allreduce_algorithm: 4}\n"
-    text = text.replace("  size: [tiny]\n", "  size: [tiny]\n  params: [tuned]\n")
+    text = text.replace("  custom: {size: [tiny]}\n", "  custom: {size: [tiny]}\n  params: [tuned]\n")
     first = {r.run_id for r in _runs(write_study, text) if r.mpi == "openmpi"}
     changed = {r.run_id for r in _runs(write_study, text.replace("algorithm: 4", "algorithm: 5")) if r.mpi == "openmpi"}
     assert first.isdisjoint(changed)
@@ -49,7 +49,7 @@ def test_ids_change_when_what_a_setting_means_changes(write_study):
 
 def test_zip_and_exclude(write_study):
     text = STUDY.replace("repetitions: 2", "repetitions: 1").replace("ranks: [1, 2, 4]", "ranks: [2, 4, 8]")
-    text = text.replace("  size: [tiny]\n", "  size: [tiny]\n  nodes: [1, 2, 4]\n")
+    text = text.replace("  custom: {size: [tiny]}\n", "  custom: {size: [tiny]}\n  nodes: [1, 2, 4]\n")
     text += "zip:\n  - [ranks, nodes]\nexclude:\n  - {mpi: mpich, transport: tcp}\n  - {ranks: 8, transport: [shm]}\n"
     runs = _runs(write_study, text)
     pairs = {(r.ranks, r.nodes) for r in runs}

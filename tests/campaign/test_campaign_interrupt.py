@@ -46,7 +46,7 @@ applications:
 axes:
   ranks: [2]
   mpi: [openmpi]
-  sleep: [short, long]
+  custom: {{sleep: [short, long]}}
 timeout: 120
 """)
     db_path = store_path(load_study(path))

@@ -32,7 +32,7 @@ def _rows(loaded, sql, *args):
 def test_sweep_over_both_mpis_and_transports(swtest_dir, write_study):
     # 3 ranks: MPICH 4.0 over UCX/TCP hung in its own MPI_Finalize in most such
     # runs before scalewise preloaded its work-around (runtime/compat/mpich_ucx.c).
-    body = ("axes:\n  ranks: [1, 3]\n  mpi: [openmpi, mpich]\n  transport: [shm, tcp]\n  size: [tiny]\n"
+    body = ("axes:\n  ranks: [1, 3]\n  mpi: [openmpi, mpich]\n  transport: [shm, tcp]\n  custom: {size: [tiny]}\n"
             "exclude:\n  - {mpi: openmpi, ranks: 3}\n")
     loaded = load_study(write_study(_study(swtest_dir, body)))
     summary = run_study(loaded, "local")
@@ -148,7 +148,7 @@ applications:
 axes:
   ranks: [2]
   mpi: [openmpi, mpich]
-  label: ["{nasty}"]
+  custom: {{label: ["{nasty}"]}}
   params: [evil]
 parameter_sets:
   evil:
@@ -166,7 +166,7 @@ parameter_sets:
 def test_missing_probe_fails_the_run_with_a_reason(swtest_dir, write_study, tmp_path, monkeypatch):
     empty = tmp_path / "empty-build"
     monkeypatch.setenv("SCALEWISE_BUILD", str(empty))
-    loaded = load_study(write_study(_study(swtest_dir, "axes:\n  ranks: [1]\n  mpi: [openmpi]\n  size: [tiny]\n")))
+    loaded = load_study(write_study(_study(swtest_dir, "axes:\n  ranks: [1]\n  mpi: [openmpi]\n  custom: {size: [tiny]}\n")))
     assert run_study(loaded, "local").counts == {"failed": 1}
     (run,) = _rows(loaded, "SELECT reason FROM runs")
     assert run["reason"] == (f"world-size probe for openmpi not built: {empty}/openmpi/libscalewise-probe.so "

@@ -14,7 +14,7 @@ applications:
     command: [./app, --size, "{size}"]
 axes:
   ranks: [1, 2]
-  size: [tiny]
+  custom: {size: [tiny]}
 """
 
 CASES = {
@@ -26,7 +26,7 @@ CASES = {
                "study.yaml:3: (syntax): invalid YAML: expected ',' or ']', but got '<stream end>'"),
     "not_a_mapping": ("- a\n- b\n", "study.yaml:1: (top level): a study file must be a mapping of keys, got list"),
     "no_applications": ("name: demo\naxes:\n  ranks: [1]\n", "study.yaml:1: applications: required key is missing"),
-    "misspelt_key": (BASE + "repetitons: 3\n", "study.yaml:8: repetitons: unknown key"),
+    "misspelt_key": (BASE + "repetitons: 3\n", "study.yaml:8: repetitons: unknown key (did you mean 'repetitions'?)"),
     "ranks_word": (BASE.replace("ranks: [1, 2]", "ranks: four"),
                    "study.yaml:6: axes.ranks: expected a list of positive integers, got 'four'"),
     "ranks_negative": (BASE.replace("ranks: [1, 2]", "ranks: [1, -2]"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swtest_support import SlurmCluster, build_swtest
+from swtest_support import build_swtest, running_slurm
 
 
 @pytest.fixture(scope="session")
@@ -16,12 +16,8 @@ def swtest_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def slurm_cluster():
     """slurmctld + 4 emulated slurmd + munged, from a fresh folder on free ports; all stopped at the end."""
-    cluster = SlurmCluster(nodes=4, cpus=2)
-    try:
-        cluster.start()
+    with running_slurm(nodes=4) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from scalewise.cluster.slurm import base_config
@@ -101,6 +102,17 @@ def pick_ports(count: int) -> int:
         if all(_port_free(p) for p in [base, base + 1] + [base + 10 + i for i in range(count)]):
             return base
     raise RuntimeError("no free ports for the test Slurm")
+
+
+@contextmanager
+def running_slurm(nodes: int, cpus: int = 2):
+    """A started :class:`SlurmCluster`, stopped (daemons and folder) however the block ends."""
+    cluster = SlurmCluster(nodes=nodes, cpus=cpus)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 class SlurmCluster:

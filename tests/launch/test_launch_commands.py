@@ -8,10 +8,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
+from scalewise.errors import ScalewiseError
 from scalewise.launch import Job, get_launcher, get_scheduler
+from scalewise.launch.base import plain_variables
 from scalewise.launch.local import LocalScheduler
 from scalewise.launch.process import run_command
-from scalewise.launch.slurm import batch_script, sbatch_command
+from scalewise.launch.slurm import batch_script, read_status, sbatch_command
 
 
 def _job(**kw):
@@ -79,11 +83,29 @@ def test_batch_script_quotes_every_argument(tmp_path):
 
 
 def test_sbatch_command():
-    argv = sbatch_command(_job(nodes=2, threads=3), Path("/r/job.sbatch"), "debug", ["--exclusive"])
-    assert argv == ["sbatch", "--parsable", "--job-name=sw-abc123", "--nodes=2", "--ntasks=4", "--cpus-per-task=3",
-                    "--time=3", "--chdir=/r", "--output=/r/slurm.out", "--partition=debug", "--exclusive",
-                    "/r/job.sbatch"]
+    argv = sbatch_command(_job(nodes=2, threads=3, interconnect="10gige"), Path("/r/job.sbatch"), "debug",
+                          ["--exclusive"])
+    assert argv == ["sbatch", "--parsable", "--no-requeue", "--job-name=sw-abc123", "--nodes=2", "--ntasks=4",
+                    "--cpus-per-task=3", "--time=3", "--chdir=/r", "--output=/r/slurm.out", "--partition=debug",
+                    "--constraint=10gige", "--exclusive", "/r/job.sbatch"]
     assert get_scheduler("slurm", launcher="mpirun").launcher_for("mpich").name == "mpiexec"
+    with pytest.raises(ScalewiseError, match="timeout must be a positive number of seconds, got inf"):
+        sbatch_command(_job(timeout=float("inf")), Path("/r/job.sbatch"), None, [])
+
+
+def test_exit_status_is_read_as_untrusted_text(tmp_path):
+    status = tmp_path / "exit.status"
+    for text, expected in [("0 1.5 2.5\n", (0, 1.5, 2.5)), ("141 1 2\n", (141, 1.0, 2.0)), ("0  \n", None),
+                           ("", None), ("x 1 2", None), ("0 1 2 3", None), ("0 nan 2", None), ("999 1 2", None),
+                           ("0 5 1", None)]:
+        status.write_text(text)
+        assert read_status(status) == expected, text
+    assert read_status(tmp_path / "missing") is None
+
+
+def test_only_plain_variables_reach_a_shell():
+    env = {"PATH": "/bin", "BASH_FUNC_date%%": "() { touch x; }", "BASH_FUNC_ls": "x", "A=B": "1", "_ok1": "v"}
+    assert plain_variables(env) == {"PATH": "/bin", "_ok1": "v"}
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):

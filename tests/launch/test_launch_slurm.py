@@ -65,7 +65,7 @@ def test_wrong_pmi_plugin_is_caught_by_the_world_size_check(slurm_env, swtest_di
 
 
 def test_mpirun_inside_the_allocation_and_timeout(slurm_env, swtest_dir, tmp_path):
-    axes = "  nodes: [2]\n  ranks_per_node: [1]\n  mpi: [openmpi, mpich]\n  transport: [tcp_lo]\n  sleep: [0, 30]"
+    axes = "  nodes: [2]\n  ranks_per_node: [1]\n  mpi: [openmpi, mpich]\n  transport: [tcp_lo]\n  custom: {sleep: [0, 30]}"
     loaded = _study(tmp_path, swtest_dir, axes, extra="slurm:\n  launcher: mpirun\n",
                     command_extra=', --sleep, "{sleep}"')
     loaded.model.timeout = 3

@@ -86,3 +86,21 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path, make_args, message):
     assert r.exit_code == 2
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("scalewise: error:") and message in lines[0]
+
+
+def test_summary_shows_application_text_literally_and_bounded(tmp_path):
+    # Escape sequences and rich markup in the command reach the terminal as visible text (the reader
+    # refuses function names other than identifiers, so those cannot carry any).
+    profile = halo_profile(2, 1, command=["/opt/solver[v2]", "ok[red]", "\x1b[2J\x1b]0;title\x07", "\u202etxt"])
+    r = invoke("summary", write_profile(profile, tmp_path / "odd.swlog"))
+    assert r.exit_code == 0, r.output
+    assert "scalewise profile: solver[v2]" in r.output and "ok[red]" in r.output
+    assert "\\x1b[2J\\x1b]0;title\\x07" in r.output and "\\u202etxt" in r.output
+    assert not any(ord(ch) < 0x20 and ch != "\n" or 0x7F <= ord(ch) < 0xA0 or ch == "\u202e" for ch in r.output)
+
+
+def test_summary_of_a_60_kb_command_prints_a_bounded_line(tmp_path):
+    profile = halo_profile(2, 1, command=["x" * 60_000, "--flag"])  # the reader's limit is 65,536
+    r = invoke("summary", write_profile(profile, tmp_path / "long.swlog"))
+    assert r.exit_code == 0, r.output
+    assert "(58,007morecharacters)" in "".join(r.output.split()) and len(r.output) < 20_000

@@ -99,6 +99,10 @@ def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Pa
     verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib)
     if outcome.timed_out:
         verdict.status, verdict.reason = "timeout", outcome.reason or "timed out"
+    elif outcome.lost_nodes:
+        verdict.status = "failed"
+        verdict.reason = outcome.lost_nodes + ("" if outcome.exit_code == 0 else
+                                               f"; {outcome.reason or _exit_reason(outcome.exit_code)}")
     elif failed := [r for r in results if r.get("status") == "FAIL"]:
         verdict.status = "failed"
         verdict.reason = f"application reported status=FAIL (check={failed[0].get('check')}, " \

@@ -45,6 +45,7 @@ class RunSpec:
     ranks_per_node: int | None
     threads: int
     repetition: int
+    interconnect: str | None = None  # a link preset or rate (cluster/links.py), when the study sweeps one
     custom: tuple[tuple[str, object], ...] = ()
     # (kind, name, value) with kind in mca | cvar | env, in the order applied.
     applied: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)
@@ -54,6 +55,8 @@ class RunSpec:
         out = {"app": self.app, "variant": self.variant, "mpi": self.mpi, "transport": self.transport,
                "params": self.params, "nodes": self.nodes, "ranks": self.ranks,
                "ranks_per_node": self.ranks_per_node, "threads": self.threads}
+        if self.interconnect is not None:
+            out["interconnect"] = self.interconnect
         out.update(self.custom)
         return out
 
@@ -63,6 +66,7 @@ class RunSpec:
         parts += [f"nodes={self.nodes}"] if self.nodes != 1 else []
         parts += [f"threads={self.threads}"] if self.threads != 1 else []
         parts += [f"{k}={getattr(self, k)}" for k in ("transport", "params", "variant") if getattr(self, k) != "default"]
+        parts += [f"interconnect={self.interconnect}"] if self.interconnect is not None else []
         parts += [f"{k}={v}" for k, v in self.custom]
         return " ".join(parts) + f" rep={self.repetition}"
 
@@ -140,12 +144,14 @@ def _make_run(study: StudyFile, combo: dict, rep: int, position: int) -> RunSpec
     applied += [("env", k, v) for k, v in sorted(variant.env.items())]
     applied += resolve_settings(study, "transport", transport).applied(mpi)
     applied += resolve_settings(study, "params", params).applied(mpi)
-    custom = tuple((k, combo[k]) for k in study.axes.custom())
+    custom = tuple((k, combo[k]) for k in study.axes.custom)
     run = dict(app=combo["app"], variant=combo["variant"], mpi=mpi, transport=transport, params=params,
                nodes=combo.get("nodes", 1), ranks=combo["ranks"], ranks_per_node=combo.get("ranks_per_node"),
-               threads=combo.get("threads", 1), repetition=rep, custom=custom)
-    identity = {k: v for k, v in run.items() if k != "custom" and _DEFAULTS.get(k, object()) != v and v is not None}
-    identity.update({f"axis.{k}": v for k, v in custom})
+               threads=combo.get("threads", 1), repetition=rep, interconnect=combo.get("interconnect"), custom=custom)
+    identity = {k: v for k, v in run.items()
+                if k not in ("custom", "interconnect") and _DEFAULTS.get(k, object()) != v and v is not None}
+    # The interconnect was a custom axis before it was a setting of its own: same key, same run IDs.
+    identity.update({f"axis.{k}": v for k, v in custom + (("interconnect", run["interconnect"]),) if v is not None})
     identity["command"] = app.command
     if applied:
         identity["applied"] = applied

@@ -10,20 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from scalewise.campaign.rules import string_mapping
+
 MPI_LIBRARIES = ("openmpi", "mpich")
-
-
-def _stringify(value: object, what: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"expected a mapping of {what} names to values, got {value!r}")
-    out = {}
-    for key, val in value.items():
-        if isinstance(val, (dict, list)) or val is None:
-            raise ValueError(f"value of '{key}' must be a string or number, got {val!r}")
-        out[str(key)] = ("1" if val else "0") if isinstance(val, bool) else str(val)
-    return out
 
 
 class MpiSettings(BaseModel):
@@ -45,7 +34,7 @@ class MpiSettings(BaseModel):
     @field_validator("mca", "cvars", "env", "openmpi_env", "mpich_env", mode="before")
     @classmethod
     def _strings(cls, value: object, info) -> dict[str, str]:
-        return _stringify(value, "variable" if "env" in info.field_name else "parameter")
+        return string_mapping(value, "variable" if "env" in info.field_name else "parameter")
 
     @field_validator("cvars")
     @classmethod

@@ -21,7 +21,6 @@ from scalewise.launch.preload import preload_env
 from scalewise.launch.probe import probe_env, probe_library
 
 PROFILE_NAME = "profile.swlog"
-INTERCONNECT_AXIS = "interconnect"
 
 
 @dataclass
@@ -70,12 +69,6 @@ def run_environment(run: RunSpec) -> tuple[dict[str, str], list[str], dict[str, 
     return env, sorted(set_here), mca
 
 
-def _interconnect(run: RunSpec) -> str | None:
-    """The run's `interconnect` axis value (docs/cluster.md), if the study sweeps one."""
-    value = dict(run.custom).get(INTERCONNECT_AXIS)
-    return None if value is None else str(value)
-
-
 def prepare(loaded: LoadedStudy, run: RunSpec) -> Prepared:
     """Fresh run folder, filled-in command, environment with the profiler or the world-size probe."""
     rundir = run_dir(loaded.output, run.run_id)
@@ -101,7 +94,7 @@ def prepare(loaded: LoadedStudy, run: RunSpec) -> Prepared:
     job = Job(name=run.run_id, app_argv=argv, mpi=run.mpi, ranks=run.ranks, nodes=run.nodes, threads=run.threads,
               env=env, exported=exported, mca=mca, rundir=rundir, stdout=rundir / "stdout",
               stderr=rundir / "stderr", timeout=loaded.model.timeout,
-              interconnect=_interconnect(run))
+              interconnect=run.interconnect)
     return Prepared(job, executable, profile_path, probe_dir)
 
 

@@ -6,12 +6,12 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from scalewise.campaign.expand import RunSpec
 from scalewise.campaign.store import RunResult
-from scalewise.formatting import plural
+from scalewise.formatting import plural, terminal_text
 
 _STYLE = {"ok": "green", "failed": "red", "timeout": "yellow"}
 
@@ -51,9 +51,15 @@ class Reporter:
             yield
         self.progress = None
 
+    def note(self, text: str) -> None:
+        """A line about the run in progress (e.g. why Slurm has not started it)."""
+        if not self.quiet:
+            console = self.progress.console if self.progress is not None else self.console
+            console.print(Text(f"  {terminal_text(text)}", style="yellow"))
+
     def finished(self, run: RunSpec, result: RunResult) -> None:
         if self.quiet or self.progress is None:
             return
         style = _STYLE.get(result.status, "white")
-        self.progress.console.print(f"[{style}]{escape(status_line(run, result))}[/{style}]")
+        self.progress.console.print(Text(terminal_text(status_line(run, result)), style=style))
         self.progress.advance(self.task)

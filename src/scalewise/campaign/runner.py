@@ -51,7 +51,7 @@ def make_scheduler(loaded: LoadedStudy, name: str) -> Scheduler:
     if name == "slurm":
         opts = loaded.model.slurm
         return get_scheduler("slurm", launcher=opts.launcher, partition=opts.partition, sbatch_args=opts.sbatch_args,
-                             pmi=dict(opts.pmi))
+                             pmi=dict(opts.pmi), pending_limit=opts.pending_limit)
     return get_scheduler(name)
 
 
@@ -113,6 +113,7 @@ def _campaign(loaded: LoadedStudy, runs: list[RunSpec], scheduler: Scheduler, st
     session = store.begin_session(session_columns(scheduler.name, loaded.path, study_sha, utc_now()),
                                   session_provenance(sorted({r.mpi for r in runs}), scheduler.name))
     builder = Builder(loaded)
+    scheduler.on_note = reporter.note
     with reporter.campaign(len(todo), summary.skipped):
         for run in todo:
             _stop_if_asked(summary, store, session, None)
@@ -121,6 +122,8 @@ def _campaign(loaded: LoadedStudy, runs: list[RunSpec], scheduler: Scheduler, st
                 result = execute(loaded, run, scheduler, builder, study_sha)
             except Interrupted as stop:
                 _stop_if_asked(summary, store, session, run.run_id, stop.signum)
+            except Exception as exc:  # noqa: BLE001 - whatever broke this run, it must not stay 'running'
+                result = launch_failure(run, scheduler, f"could not run: {type(exc).__name__}: {exc}", loaded.output)
             store.record(run.run_id, result)
             summary.counts[result.status] = summary.counts.get(result.status, 0) + 1
             reporter.finished(run, result)
@@ -155,10 +158,7 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
         for leftover in prepared.job.rundir.glob(TEMPORARY_LOGS):
             leftover.unlink()  # a rank killed while writing its log: never a result
     except ScalewiseError as exc:
-        folder = run_dir(base, run.run_id)
-        return RunResult(status="failed", reason=str(exc), exit_code=None, wall=None, started_at=started,
-                         ended_at=utc_now(), scheduler=scheduler.name,
-                         stdout_path=_rel(folder / "stdout", base) if (folder / "stdout").exists() else None)
+        return launch_failure(run, scheduler, str(exc), loaded.output, started)
     job = prepared.job
     stdout = job.stdout.read_text(errors="replace") if job.stdout.exists() else ""
     spec = loaded.model.applications[run.app].fom
@@ -177,6 +177,15 @@ def execute(loaded: LoadedStudy, run: RunSpec, scheduler: Scheduler, builder: Bu
         provenance=run_provenance(run.mpi, loaded.model.applications[run.app].variants[run.variant].flags,
                                   prepared.executable, job.env, study_sha)
         | {f"launcher.{k}": v for k, v in outcome.settings.items()})
+
+
+def launch_failure(run: RunSpec, scheduler: Scheduler, reason: str, base: Path | None = None,
+                   started: str | None = None) -> RunResult:
+    """The record of a run that could not be launched or judged: failed, with why, and its output if any."""
+    stdout = run_dir(base, run.run_id) / "stdout" if base is not None else None
+    return RunResult(status="failed", reason=reason, exit_code=None, wall=None, started_at=started or utc_now(),
+                     ended_at=utc_now(), scheduler=scheduler.name,
+                     stdout_path=_rel(stdout, base) if stdout is not None and stdout.exists() else None)
 
 
 def _rel(path: Path, base: Path) -> str:

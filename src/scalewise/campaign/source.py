@@ -5,6 +5,12 @@ say *what* is wrong, not *where*.  Here the file is composed into nodes first
 and converted by hand: every mapping key and sequence item gets its 1-based
 line number, keyed by its path (``("axes", "ranks", 1)``).  Duplicate keys,
 which PyYAML silently accepts (the last one wins), are an error.
+
+A study file is input like any other: before anything is built from it, the
+event stream (which PyYAML produces without recursion) is scanned for nesting
+deeper than :data:`MAX_DEPTH` and more than :data:`MAX_ALIASES` aliases, and
+the conversion stops after :data:`MAX_NODES` values, so a small file cannot
+expand into gigabytes ("billion laughs") or overflow the stack.
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ import yaml
 from scalewise.errors import ScalewiseError
 
 Path_ = tuple[str | int, ...]
+
+MAX_BYTES = 1024 * 1024   # a study file is a page or two; 1 MiB is far beyond any real one
+MAX_DEPTH = 32            # mappings and lists inside each other
+MAX_ALIASES = 100         # *name references
+MAX_NODES = 100_000       # values after aliases are expanded
 
 
 class StudyError(ScalewiseError):
@@ -59,15 +70,21 @@ def load_source(path: str | Path) -> Source:
     path = Path(path)
     name = path.name
     try:
+        if path.stat().st_size > MAX_BYTES:
+            raise StudyError(f"{name}:1: (file): {path.stat().st_size:,} bytes is too large for a study file "
+                             f"(at most {MAX_BYTES:,})")
         text = path.read_text()
     except OSError as exc:
         raise StudyError(f"{path}: cannot read study file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise StudyError(f"{name}:1: (file): not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return parse_source(text, name)
 
 
 def parse_source(text: str, filename: str) -> Source:
     """Parse YAML ``text``; ``filename`` is only used in messages."""
     try:
+        _check_shape(text, filename)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -80,15 +97,39 @@ def parse_source(text: str, filename: str) -> Source:
         src.data = None
         return src
     src.lines[()] = node.start_mark.line + 1
-    src.data = _convert(node, (), src, yaml.SafeLoader(""))
+    src.data = _convert(node, (), src, yaml.SafeLoader(""), [MAX_NODES])
     return src
 
 
-def _convert(node: yaml.Node, path: Path_, src: Source, loader: yaml.SafeLoader) -> Any:
+def _check_shape(text: str, filename: str) -> None:
+    """Refuse deep nesting and many aliases from the event stream, before any node tree exists."""
+    depth = aliases = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise StudyError(f"{filename}:{event.start_mark.line + 1}: (syntax): nested deeper than "
+                                 f"{MAX_DEPTH} levels")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise StudyError(f"{filename}:{event.start_mark.line + 1}: (syntax): more than {MAX_ALIASES} "
+                                 "YAML aliases (*name)")
+
+
+def _convert(node: yaml.Node, path: Path_, src: Source, loader: yaml.SafeLoader, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: the file expands to more "
+                         f"than {MAX_NODES:,} values (YAML aliases inside aliases?)")
+    if node.tag not in _PLAIN_TAGS:
+        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: unsupported YAML tag {node.tag}")
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _convert(key_node, path, src, loader)
+            key = _convert(key_node, path, src, loader, budget)
             if not isinstance(key, (str, int, float, bool)):
                 raise src.error(path, "mapping keys must be plain scalars")
             key = str(key)
@@ -96,18 +137,19 @@ def _convert(node: yaml.Node, path: Path_, src: Source, loader: yaml.SafeLoader)
             if key in out:
                 raise StudyError(f"{src.filename}:{key_node.start_mark.line + 1}: {dotted(child)}: duplicate key")
             src.lines[child] = key_node.start_mark.line + 1
-            out[key] = _convert(value_node, child, src, loader)
+            out[key] = _convert(value_node, child, src, loader, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for index, item in enumerate(node.value):
             child = path + (index,)
             src.lines[child] = item.start_mark.line + 1
-            items.append(_convert(item, child, src, loader))
+            items.append(_convert(item, child, src, loader, budget))
         return items
-    if node.tag not in _PLAIN_TAGS:
-        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: unsupported YAML tag {node.tag}")
-    return loader.construct_object(node, deep=True)
+    value = loader.construct_object(node, deep=True)
+    if isinstance(value, str) and "\0" in value:
+        raise StudyError(f"{src.filename}:{node.start_mark.line + 1}: {dotted(path)}: NUL characters are not allowed")
+    return value
 
 
-_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")}
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")}

@@ -8,10 +8,13 @@ checks what refers to what.  Either pass reports the first problem as
 
 from __future__ import annotations
 
+import difflib
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from scalewise.campaign.checks import check_study
 from scalewise.campaign.source import Source, StudyError, load_source
@@ -62,15 +65,41 @@ def _reason(err: dict[str, Any], loc: tuple) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
-        return "unknown key"
+        return _unknown_key(loc)
     if kind == "value_error":
         return msg.removeprefix("Value error, ")
     if kind == "too_short":
         return "must not be empty"
-    if kind == "string_pattern_mismatch":
-        return f"expected a name of letters, digits, '_', '.' or '-', got {value!r}"
     if kind in ("greater_than", "greater_than_equal"):
         return f"expected a positive number, got {value!r}"
     if kind.startswith(("int_", "float_", "bool_", "string_", "dict_", "list_", "literal_")):
         return f"{msg[0].lower()}{msg[1:]}, got {value!r}"
     return msg
+
+
+def _unknown_key(loc: tuple) -> str:
+    """``unknown key 'rank' (did you mean 'ranks'?)`` from the keys the model at ``loc`` knows."""
+    known = _known_keys(loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(known)})" if known else ""
+    if loc[:1] == ("axes",) and len(loc) == 2:
+        hint += f"; declare your own axis under axes.custom: {{{loc[-1]}: [...]}}"
+    return f"unknown key{hint}"
+
+
+def _known_keys(loc: tuple) -> list[str]:
+    """The field names of the model found by walking ``loc`` from :class:`StudyFile` (mapping keys and
+    list indexes step into the value type)."""
+    kind: Any = StudyFile
+    for part in loc:
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields.get(str(part))
+            if field is None:
+                return []
+            kind = field.annotation
+        else:
+            args = [a for a in typing.get_args(kind) if a is not type(None)]
+            kind = args[-1] if args else None  # dict[str, X] -> X, list[X] -> X, X | None -> X
+        while typing.get_origin(kind) in (typing.Union, types.UnionType):
+            kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    return list(kind.model_fields) if isinstance(kind, type) and issubclass(kind, BaseModel) else []

@@ -8,22 +8,27 @@ axes, zip lengths...) is checked afterwards by :mod:`scalewise.campaign.checks`;
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.rules import (COUNT_BOUNDS, DEFAULT_MAX_RUNS, MAX_MAX_RUNS, MAX_REPETITIONS, check_name,
+                                      check_seconds, check_text, string_mapping)
+from scalewise.cluster.links import parse_rate
+from scalewise.errors import ScalewiseError
 
 Scalar = str | int | float
 
 
-def _positive_ints(value: object) -> list[int]:
-    ok = isinstance(value, list) and value and all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
-    if not ok:
-        bad = value if not isinstance(value, list) or not value else next(
-            (v for v in value if not (isinstance(v, int) and not isinstance(v, bool) and v > 0)), value)
-        raise ValueError(f"expected a list of positive integers, got {bad!r}")
+def _positive_ints(value: object, bound: int) -> list[int]:
+    def good(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 0 < v <= bound
+
+    if not (isinstance(value, list) and value and all(good(v) for v in value)):
+        bad = value if not isinstance(value, list) or not value else next(v for v in value if not good(v))
+        limit = f" up to {bound:,}" if isinstance(bad, int) and not isinstance(bad, bool) and bad > bound else ""
+        raise ValueError(f"expected a list of positive integers{limit}, got {bad!r}")
     if len(set(value)) != len(value):
         raise ValueError(f"values must not repeat, got {value!r}")
     return value
@@ -37,10 +42,14 @@ def _names(value: object) -> list[str]:
     return value
 
 
-class Axes(BaseModel):
-    """What to sweep.  Keys not listed here are custom axes (e.g. ``size``)."""
+Environment = Annotated[dict[str, str], BeforeValidator(lambda v: string_mapping(v, "variable"))]
+Seconds = Annotated[float, AfterValidator(check_seconds)]
 
-    model_config = ConfigDict(extra="allow")
+
+class Axes(BaseModel):
+    """What to sweep.  The user's own axes go under ``custom``, so a misspelt axis is an error."""
+
+    model_config = ConfigDict(extra="forbid")
 
     nodes: list[int] = [1]
     ranks: list[int] | None = None
@@ -49,16 +58,19 @@ class Axes(BaseModel):
     mpi: list[str] = ["openmpi"]
     transport: list[str] = ["default"]
     params: list[str] = ["default"]
+    # Link speed presets or rates (cluster/links.py): emulated links, or a node constraint under Slurm.
+    interconnect: list[str] | None = None
+    custom: dict[str, Any] = {}
 
     @field_validator("nodes", "ranks", "ranks_per_node", "threads", mode="before")
     @classmethod
-    def _counts(cls, value: object) -> list[int] | None:
-        return _positive_ints(value)
+    def _counts(cls, value: object, info) -> list[int] | None:
+        return _positive_ints(value, COUNT_BOUNDS[info.field_name])
 
     @field_validator("transport", "params", mode="before")
     @classmethod
     def _setting_names(cls, value: object) -> list[str]:
-        return _names(value)
+        return [check_name(v, "a transport or parameter set name") for v in _names(value)]
 
     @field_validator("mpi", mode="before")
     @classmethod
@@ -69,9 +81,16 @@ class Axes(BaseModel):
                 raise ValueError(f"unknown MPI library {v!r} (expected one of: {', '.join(MPI_LIBRARIES)})")
         return value
 
-    def custom(self) -> dict[str, list[Scalar]]:
-        """The user's own axes, in file order."""
-        return dict(self.model_extra or {})
+    @field_validator("interconnect", mode="before")
+    @classmethod
+    def _links(cls, value: object) -> list[str]:
+        value = _names(value)
+        for v in value:
+            try:
+                parse_rate(v)
+            except ScalewiseError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
 
 class Fom(BaseModel):
@@ -105,7 +124,7 @@ class Variant(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     flags: str = ""
-    env: dict[str, str] = {}
+    env: Environment = {}
 
 
 class Application(BaseModel):
@@ -117,7 +136,7 @@ class Application(BaseModel):
     build: list[list[str]] = []
     variants: dict[str, Variant] = {"default": Variant()}
     fom: Fom = Fom()
-    env: dict[str, str] = {}
+    env: Environment = {}
 
     @field_validator("command", mode="before")
     @classmethod
@@ -126,7 +145,7 @@ class Application(BaseModel):
             raise ValueError("expected an argument list (YAML list of strings), not a shell string")
         if not isinstance(value, list) or not value or not all(isinstance(v, (str, int, float)) for v in value):
             raise ValueError(f"expected a non-empty list of arguments, got {value!r}")
-        return [str(v) for v in value]
+        return [check_text(str(v), "an argument") for v in value]
 
 
 class SlurmOptions(BaseModel):
@@ -139,6 +158,8 @@ class SlurmOptions(BaseModel):
     sbatch_args: list[str] = []
     # srun --mpi plugin per MPI library (defaults: openmpi -> pmix, mpich -> pmi2).
     pmi: dict[Literal["openmpi", "mpich"], str] = {}
+    # Seconds a job may wait in the queue before the run is given up as failed (e.g. nodes DOWN).
+    pending_limit: Seconds = 86400
 
 
 class ReportOptions(BaseModel):
@@ -164,7 +185,7 @@ class StudyFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: Annotated[str, AfterValidator(check_name)]
     description: str = ""
     workdir: str = "."
     output: str | None = None
@@ -174,10 +195,12 @@ class StudyFile(BaseModel):
     parameter_sets: dict[str, MpiSettings] = {}
     zip: list[list[str]] = []
     exclude: list[dict[str, Scalar | list[Scalar]]] = []
-    repetitions: int = Field(1, gt=0)
-    timeout: float = Field(600, gt=0)
-    build_timeout: float = Field(1800, gt=0)
+    repetitions: int = Field(1, gt=0, le=MAX_REPETITIONS)
+    timeout: Seconds = 600
+    build_timeout: Seconds = 1800
     profile: bool = False
+    # How many runs the plan may have; a larger product is an error until this is raised.
+    max_runs: int = Field(DEFAULT_MAX_RUNS, gt=0, le=MAX_MAX_RUNS)
     # strong: the same problem on more ranks (ideal: s/s_base times faster);
     # weak: the problem grows with the ranks (ideal: the same time at every scale).
     scaling: Literal["strong", "weak"] = "strong"

@@ -10,6 +10,7 @@ import sys
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scalewise.campaign.expand import expand
 from scalewise.campaign.progress import Reporter
@@ -20,7 +21,7 @@ from scalewise.campaign.study import load_study
 from scalewise.cli.group import OneLineErrors
 from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import Interrupted
-from scalewise.formatting import plural
+from scalewise.formatting import plural, terminal_text
 
 _COLUMNS = ["run_id", "repetition", "app", "variant", "mpi", "transport", "params", "nodes", "ranks", "threads"]
 
@@ -37,16 +38,17 @@ def plan(file: str, as_json: bool) -> None:
     """Show the expanded run list with stable run IDs."""
     loaded = load_study(file)
     runs = expand(loaded)
-    custom = list(loaded.model.axes.custom())
+    columns = _COLUMNS + (["interconnect"] if loaded.model.axes.interconnect else [])
     if as_json:
-        echo_json([{c: getattr(run, c) for c in _COLUMNS} | dict(run.custom)
+        echo_json([{c: getattr(run, c) for c in columns} | dict(run.custom)
                     | {"settings": [list(a) for a in run.applied]} for run in runs])
         return
-    table = Table(title=f"{loaded.model.name}: {plural(len(runs), 'run')}", box=None)
-    for column in _COLUMNS + custom:
+    table = Table(title=Text(f"{loaded.model.name}: {plural(len(runs), 'run')}"), box=None)
+    for column in columns + list(loaded.model.axes.custom):
         table.add_column(column)
     for run in runs:
-        table.add_row(*(str(getattr(run, c)) for c in _COLUMNS), *(str(v) for _, v in run.custom))
+        # Text, not str: a value such as "[red]" is the user's, not rich markup.
+        table.add_row(*(Text(str(getattr(run, c))) for c in columns), *(Text(str(v)) for _, v in run.custom))
     Console(width=200).print(table)
 
 
@@ -105,6 +107,6 @@ def status(file: str, as_json: bool) -> None:
                    "(reports leave them out; `study report --include-stale` keeps them)")
     for row in now.failed:
         click.echo(f"  {row['status']:<7} {row['run_id']} {row['app']} mpi={row['mpi']} ranks={row['ranks']} "
-                   f"rep={row['repetition']}: {row['reason']}")
+                   f"rep={row['repetition']}: {terminal_text(row['reason'])}")
     if now.counts.get("interrupted") or now.counts.get("pending") or now.counts.get("running"):
         click.echo(f"run `scalewise study run {file}` to run the rest")

@@ -39,9 +39,8 @@ class EmulatedScheduler(LocalScheduler):
 
     def check(self, runs: list) -> None:
         for run in runs:
-            value = dict(run.custom).get("interconnect")
-            if value is not None:
-                parse_rate(str(value))  # a one-line error naming the bad value, before anything runs
+            if run.interconnect is not None:
+                parse_rate(run.interconnect)  # a one-line error naming the bad value, before anything runs
 
     def prepare_launch(self, job: Job) -> tuple[Launch, list[str]]:
         if job.nodes <= 1 and job.interconnect is None:
@@ -61,7 +60,7 @@ class EmulatedScheduler(LocalScheduler):
 
 def needs_nodes(runs: list) -> bool:
     """Whether a plan needs the emulated cluster (more than one node, or an interconnect axis)."""
-    return any(r.nodes > 1 or "interconnect" in dict(r.custom) for r in runs)
+    return any(r.nodes > 1 or r.interconnect is not None for r in runs)
 
 
 __all__ = ["EmulatedScheduler", "LINK_PRESETS", "needs_nodes"]

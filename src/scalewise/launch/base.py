@@ -12,11 +12,23 @@ shell unquoted.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalewise.errors import ScalewiseError
+
+# A name a shell reads as a plain variable.  Bash turns an inherited variable
+# named BASH_FUNC_<name>%% into a function, i.e. into code: never pass one on.
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+BASH_FUNCTION_PREFIX = "BASH_FUNC_"
+
+
+def plain_variables(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without entries a shell would not read as plain variables (e.g. ``BASH_FUNC_x%%``)."""
+    return {k: v for k, v in env.items() if ENV_NAME_RE.match(k) and not k.startswith(BASH_FUNCTION_PREFIX)}
 
 
 @dataclass
@@ -71,6 +83,9 @@ class Outcome:
     hosts: list[str] | None = None
     settings: dict[str, str] = field(default_factory=dict)  # the launcher's own, see Launch.settings
     placement: tuple[int, int] | None = None  # see Launch.placement
+    # Nodes of the job the scheduler lost (e.g. "node n1 is DOWN (Not responding)"): the run failed
+    # whatever its exit code (srun can exit 0 after "Node failure").
+    lost_nodes: str = ""
 
 
 class Launcher(ABC):
@@ -87,6 +102,12 @@ class Scheduler(ABC):
     """Runs jobs somewhere and waits for them."""
 
     name = ""
+    # Where a scheduler says what it is waiting for (e.g. a job pending on down nodes); set by the campaign.
+    on_note: Callable[[str], None] | None = None
+
+    def note(self, text: str) -> None:
+        if self.on_note is not None:
+            self.on_note(text)
 
     def check(self, runs: list) -> None:
         """Raise :class:`ScalewiseError` if some planned run cannot go through this scheduler."""

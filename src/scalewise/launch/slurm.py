@@ -6,7 +6,14 @@ folder.  Waiting mostly watches those files (no controller traffic); squeue is
 asked with a growing back-off (1 s, then x1.5 up to 15 s) only to notice jobs
 that ended without writing them (cancelled, node failure).  The run's
 timeout counts from the moment the script starts, not from submission, so
-queue time never turns into a timeout.
+queue time never turns into a timeout; a job still pending after
+``pending_limit`` seconds is cancelled and its run fails with Slurm's reason
+(e.g. nodes DOWN), and a job that ends on a lost node says which node.
+
+The job's environment reaches bash, which reads an inherited variable named
+``BASH_FUNC_<name>%%`` as a function definition: only plain variable names
+are passed to sbatch, and jobs are never requeued (a benchmark run that
+silently starts again elsewhere would overwrite its own evidence).
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from scalewise.errors import ScalewiseError
-from scalewise.launch.base import Job, Launcher, Outcome, Scheduler, get_launcher, register_scheduler
+from scalewise.launch.base import (Job, Launcher, Outcome, Scheduler, get_launcher, plain_variables,
+                                   register_scheduler)
 from scalewise.launch.mpirun import native_launcher
 from scalewise.launch.process import interruptible
 from scalewise.launch.timeutil import utc_now
@@ -45,8 +53,11 @@ def batch_script(argv: list[str], stdout: Path, stderr: Path) -> str:
 
 def sbatch_command(job: Job, script: Path, partition: str | None, extra: list[str]) -> list[str]:
     """``sbatch`` with the allocation the job needs; ``--time`` is a backstop behind our own timeout."""
+    if not math.isfinite(job.timeout) or job.timeout <= 0:
+        raise ScalewiseError(f"timeout must be a positive number of seconds, got {job.timeout!r}")
     minutes = max(1, math.ceil(job.timeout / 60)) + 1
-    argv = ["sbatch", "--parsable", f"--job-name=sw-{job.name}", f"--nodes={job.nodes}", f"--ntasks={job.ranks}",
+    argv = ["sbatch", "--parsable", "--no-requeue", f"--job-name=sw-{job.name}", f"--nodes={job.nodes}",
+            f"--ntasks={job.ranks}",
             f"--cpus-per-task={job.threads}", f"--time={minutes}", f"--chdir={job.rundir}",
             f"--output={job.rundir / 'slurm.out'}"]
     if partition:
@@ -66,8 +77,9 @@ class SlurmScheduler(Scheduler):
     """Submits with sbatch; ranks start with srun (default) or the MPI's own launcher."""
 
     def __init__(self, launcher: str = "srun", partition: str | None = None, sbatch_args: list[str] | None = None,
-                 pmi: dict[str, str] | None = None, poll_max: float = 15.0):
+                 pmi: dict[str, str] | None = None, poll_max: float = 15.0, pending_limit: float = 86400.0):
         self.launcher_name = launcher
+        self.pending_limit = pending_limit
         self.pmi = dict(pmi or {})
         self.partition = partition
         self.sbatch_args = list(sbatch_args or [])
@@ -85,58 +97,122 @@ class SlurmScheduler(Scheduler):
         script = job.rundir / "job.sbatch"
         script.write_text(batch_script(launch.argv, job.stdout, job.stderr))
         submitted = utc_now()
-        submit = subprocess.run(sbatch_command(job, script, self.partition, self.sbatch_args), env=launch.env,
-                                capture_output=True, text=True, timeout=120)
+        submit = subprocess.run(sbatch_command(job, script, self.partition, self.sbatch_args),
+                                env=plain_variables(launch.env), capture_output=True, text=True, timeout=120)
         if submit.returncode != 0:
             raise ScalewiseError(f"sbatch failed: {submit.stderr.strip() or submit.stdout.strip()}")
         job_id = submit.stdout.strip().split(";")[0]
         try:
             with interruptible():
-                timed_out = self._wait(job, job_id)
+                ended = self._wait(job, job_id)
         except BaseException:  # stopped by SIGINT/SIGTERM: the Slurm job must not run on alone
             subprocess.run(["scancel", job_id], capture_output=True, timeout=60)
             raise
-        outcome = self._outcome(job, job_id, launch.argv, submitted, timed_out)
+        outcome = self._outcome(job, job_id, launch.argv, submitted, ended)
         outcome.settings = launch.settings
         return outcome
 
-    def _wait(self, job: Job, job_id: str) -> bool:
-        """Wait until the job is over; True when it had to be cancelled for running too long."""
+    def _wait(self, job: Job, job_id: str) -> str | None:
+        """Wait until the job is over.  None when it ended by itself; else why it was cancelled."""
         status, started = job.rundir / STATUS_FILE, job.rundir / STARTED_FILE
-        ask_after, ask_every = time.monotonic() + 1.0, 1.0
+        submitted = time.monotonic()
+        ask_after, ask_every = submitted + 1.0, 1.0
+        told = None
         while not status.exists():
             time.sleep(0.1)
             if started.exists() and time.time() - _read_float(started, time.time()) > job.timeout:
-                subprocess.run(["scancel", job_id], capture_output=True, timeout=60)
-                self._wait_gone(job_id)
-                return True
+                return self._cancel(job_id, f"timed out after {job.timeout:g} s")
             if time.monotonic() >= ask_after:
-                if not _in_queue(job_id):
+                state, why = _queue_state(job_id)
+                if state is None:
                     time.sleep(0.5)  # the status file may land just after the job leaves the queue
-                    return False
+                    return None
+                if state == "PENDING" and not started.exists():
+                    waited = time.monotonic() - submitted
+                    # Say once per reason why the run is not starting, unless it is the usual short wait.
+                    if why != told and (why not in _USUAL_WAITS or waited > 30):
+                        self.note(f"Slurm job {job_id} pending: {why}")
+                        told = why
+                    if waited > self.pending_limit:
+                        return self._cancel(job_id, f"Slurm job {job_id} still pending after "
+                                            f"{self.pending_limit:g} s (slurm.pending_limit): {why}")
                 ask_every = min(ask_every * 1.5, self.poll_max)
                 ask_after = time.monotonic() + ask_every
-        return False
+        return None
+
+    def _cancel(self, job_id: str, why: str) -> str:
+        subprocess.run(["scancel", job_id], capture_output=True, timeout=60)
+        self._wait_gone(job_id)
+        return why
 
     def _wait_gone(self, job_id: str) -> None:
         delay = 0.5
-        while _in_queue(job_id):
+        while _queue_state(job_id)[0] is not None:
             time.sleep(delay)
             delay = min(delay * 1.5, self.poll_max)
 
-    def _outcome(self, job: Job, job_id: str, argv: list[str], submitted: str, timed_out: bool) -> Outcome:
+    def _outcome(self, job: Job, job_id: str, argv: list[str], submitted: str, cancelled: str | None) -> Outcome:
         info = job_info(job_id)
-        hosts = expand_hostlist(info.get("NodeList", "")) if info.get("NodeList") not in (None, "", "(null)") else None
+        nodelist = info.get("NodeList") if info.get("NodeList") not in (None, "", "(null)") else None
+        hosts = expand_hostlist(nodelist) if nodelist else None
         status = job.rundir / STATUS_FILE
-        if status.exists() and not timed_out:
-            rc, start, end = status.read_text().split()
-            return Outcome(exit_code=int(rc), timed_out=False, started_at=_epoch_iso(start), ended_at=_epoch_iso(end),
-                           wall=float(end) - float(start), command=argv, job_id=job_id, hosts=hosts)
-        state = info.get("JobState", "unknown")
-        reason = f"timed out after {job.timeout:g} s" if timed_out else \
-            f"Slurm job {job_id} ended as {state} ({info.get('Reason', 'no reason given')}) before the command finished"
-        return Outcome(exit_code=None, timed_out=timed_out, started_at=submitted, ended_at=utc_now(), wall=None,
-                       command=argv, reason=reason, job_id=job_id, hosts=hosts)
+        recorded = read_status(status) if cancelled is None else None
+        lost = lost_nodes(nodelist)
+        if recorded is not None:
+            rc, start, end = recorded
+            return Outcome(exit_code=rc, timed_out=False, started_at=_epoch_iso(start), ended_at=_epoch_iso(end),
+                           wall=end - start, command=argv, job_id=job_id, hosts=hosts, lost_nodes=lost)
+        if cancelled:
+            reason = cancelled
+        elif status.exists():
+            reason = f"Slurm job {job_id}: unreadable exit status {_head(status)!r}"
+        else:
+            reason = f"Slurm job {job_id} ended as {info.get('JobState', 'unknown')} " \
+                     f"({info.get('Reason', 'no reason given')}) before the command finished"
+        return Outcome(exit_code=None, timed_out=cancelled is not None and cancelled.startswith("timed out"),
+                       started_at=submitted, ended_at=utc_now(), wall=None, command=argv, reason=reason,
+                       job_id=job_id, hosts=hosts, lost_nodes=lost)
+
+
+def read_status(path: Path) -> tuple[int, float, float] | None:
+    """``rc start end`` as the batch script wrote it; None when missing or not three numbers.
+
+    The file is written by a shell that runs the user's command, so it is read as untrusted text.
+    """
+    try:
+        fields = path.read_text(errors="replace").split()
+        if len(fields) != 3:
+            return None
+        rc, start, end = int(fields[0]), float(fields[1]), float(fields[2])
+    except (OSError, ValueError):
+        return None
+    if not (0 <= rc <= 255 and math.isfinite(start) and math.isfinite(end) and 0 < start <= end):
+        return None
+    return rc, start, end
+
+
+def _head(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[:80]
+    except OSError:
+        return ""
+
+
+def lost_nodes(nodelist: str | None) -> str:
+    """``node n1 is DOWN (Not responding)`` for each node of the job Slurm no longer counts on, or ``""``."""
+    if not nodelist:
+        return ""
+    out = subprocess.run(["sinfo", "-h", "-N", "-n", nodelist, "-o", "%N|%T|%E"], capture_output=True, text=True,
+                         timeout=60)
+    lost = []
+    for line in dict.fromkeys(out.stdout.splitlines()):
+        node, _, rest = line.partition("|")
+        state, _, why = rest.partition("|")
+        if any(word in state.lower() for word in ("down", "drain", "fail", "not_responding", "*")):
+            # sinfo marks a node that stopped answering with '*' (e.g. "down*").
+            shown = state.rstrip("*").upper() + (", not responding" if state.endswith("*") else "")
+            lost.append(f"node {node} is {shown}" + (f" ({why})" if why and why != "none" else ""))
+    return "; ".join(lost)
 
 
 def _read_float(path: Path, default: float) -> float:
@@ -146,11 +222,19 @@ def _read_float(path: Path, default: float) -> float:
         return default
 
 
-def _in_queue(job_id: str) -> bool:
-    out = subprocess.run(["squeue", "-h", "-j", job_id, "-o", "%T"], capture_output=True, text=True, timeout=60)
-    state = out.stdout.strip()
-    return out.returncode == 0 and state not in ("", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
-                                                 "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE")
+# Reasons of a job that is merely next in line (squeue prints them in parentheses).
+_USUAL_WAITS = ("(None)", "(Priority)", "(Resources)", "(BeginTime)")
+_ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",
+          "DEADLINE")
+
+
+def _queue_state(job_id: str) -> tuple[str | None, str]:
+    """(state, Slurm's reason) while the job is in the queue; (None, "") once it has left or ended."""
+    out = subprocess.run(["squeue", "-h", "-j", job_id, "-o", "%T|%R"], capture_output=True, text=True, timeout=60)
+    state, _, why = out.stdout.strip().partition("|")
+    if out.returncode != 0 or state in ("", *_ENDED):
+        return None, ""
+    return state, why
 
 
 def job_info(job_id: str) -> dict[str, str]:

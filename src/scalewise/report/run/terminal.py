@@ -3,6 +3,11 @@
 It quotes the same analysis results as the HTML page: run metadata, the
 [total] <avg> min max table, the busiest MPI functions, bytes moved, and the
 findings.
+
+Every text that came from the application (its command line, host and library
+names, function names from the log, findings quoting them) is printed as a
+rich ``Text`` through ``terminal_text``: never read as markup, control
+characters made visible, lengths bounded.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scalewise.analysis.run.findings import RunAnalysis, analyse
-from scalewise.formatting import count, human_bytes, pct, ratio, seconds
+from scalewise.formatting import count, human_bytes, pct, ratio, seconds, terminal_text
 from scalewise.model.profile import Profile
 from scalewise.report.run.metadata import app_name, run_metadata
 
@@ -26,7 +31,7 @@ def _metadata(profile: Profile) -> Table:
     t.add_column(style="dim")
     t.add_column(overflow="fold")
     for label, value in run_metadata(profile):
-        t.add_row(label, Text(value))  # Text, not str: rich would read "[...]" in a command line as markup
+        t.add_row(label, Text(terminal_text(value)))
     return t
 
 
@@ -54,7 +59,7 @@ def _functions(a: RunAnalysis) -> Table:
     for col in ("function", "time", "%wall", "%MPI", "calls", "%calls", "bytes"):
         t.add_column(col, justify="left" if col == "function" else "right")
     for r in a.functions.head(TOP_FUNCTIONS).itertuples(index=False):
-        t.add_row(r.function, seconds(r.time), pct(r.pct_wall), pct(r.pct_mpi), count(r.calls),
+        t.add_row(Text(terminal_text(r.function, 80)), seconds(r.time), pct(r.pct_wall), pct(r.pct_mpi), count(r.calls),
                   pct(r.pct_calls), human_bytes(r.bytes))
     return t
 
@@ -64,10 +69,10 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
     c = console or Console()
     a = analysis if analysis is not None else analyse(profile)
     b = a.breakdown
-    c.rule(f"scalewise profile: {app_name(profile)}", style="bold")
+    c.rule(Text(f"scalewise profile: {terminal_text(app_name(profile), 80)}"), style="bold")
     c.print(_metadata(profile), markup=False)
     for n in a.notes:
-        c.print(f"note: {n.text}", style="yellow", markup=False, highlight=False)
+        c.print(Text(f"note: {terminal_text(n.text)}", style="yellow"))
     c.print(f"wall time (slowest rank) {seconds(b.wall.max)}   MPI {pct(100 * b.mpi_share)} of wall   "
             f"total bytes sent {human_bytes(a.volume.total)}   MPI calls {count(a.total_calls)}",
             markup=False, highlight=False)
@@ -77,4 +82,4 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
     if a.findings:
         c.print("Findings", style="bold")
         for f in a.findings:
-            c.print(f"  - {f.text}", markup=False, highlight=False)
+            c.print(Text(f"  - {terminal_text(f.text)}"))
