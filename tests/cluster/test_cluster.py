@@ -272,3 +272,23 @@ timeout: 120
             os.environ.pop("SLURM_CONF", None)
         else:
             os.environ["SLURM_CONF"] = old
+
+
+def test_memory_probe_runs_across_emulated_nodes(emulation, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from scalewise.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["memory", "--mpi", "openmpi", "--ranks", "2,4", "--peers", "none,all",
+                                      "--repeats", "1", "--emulated-nodes", "2", "--nodes", "1..4", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["hosts"] == ["swnode1", "swnode2"]  # the ranks ran on both nodes
+    assert [(f["mpi"], f["setup"], f["runs"]) for f in out["fits"]] == [
+        ("openmpi", "on-demand", 4), ("openmpi", "eager", 4)]
+    assert current_cluster() is None  # brought up for the measurement, taken down after
+    uneven = CliRunner().invoke(cli, ["memory", "--mpi", "openmpi", "--ranks", "3", "--emulated-nodes", "2"])
+    assert uneven.exit_code == 2
+    assert uneven.output == "scalewise: error: --ranks: 3 ranks do not spread evenly over 2 emulated nodes\n"

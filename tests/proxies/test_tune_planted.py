@@ -104,7 +104,7 @@ applications:
   plant:
     command: ["./collplant", --count, "{{count}}", --iters, "50"]
     fom: {{source: result_line}}
-axes: {{ranks: [1, 2], count: [4096]}}
+axes: {{ranks: [1, 2], custom: {{count: [4096]}}}}
 profile: true
 """)
     assert CliRunner().invoke(cli, ["study", "run", "--quiet", str(study)]).exit_code == 0
@@ -112,7 +112,7 @@ profile: true
     assert res.exit_code == 0, res.output
     assert "target MPI_Allreduce: " in res.output and "2 ranks" in res.output
     generated = load_study(tmp_path / "t" / "tune.yaml").model
-    assert generated.axes.ranks == [2] and generated.axes.custom() == {"count": [4096]}
+    assert generated.axes.ranks == [2] and generated.axes.custom == {"count": [4096]}
     assert generated.applications["app"].command == ["./collplant", "--count", "{count}", "--iters", "50"]
     assert generated.applications["app"].fom.source == "result_line"
     assert generated.workdir == str(binary("openmpi", "collplant").parent)

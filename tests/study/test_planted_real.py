@@ -87,7 +87,7 @@ applications:
 axes:
   ranks: [1, 2, 4]
   mpi: [openmpi, mpich]
-  imbalance: [1, 1.6]
+  custom: {{imbalance: [1, 1.6]}}
 repetitions: 3
 scaling: weak                  # every rank gets the same work, whatever the rank count
 profile: true

@@ -21,6 +21,7 @@ import pandas as pd
 from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MpiSettings
 from scalewise.campaign.prepare import run_environment
 from scalewise.errors import ScalewiseError
+from scalewise.cluster.scheduler import EmulatedScheduler
 from scalewise.launch.base import Job
 from scalewise.launch.local import LocalScheduler
 from scalewise.launch.preload import FLAVOURS, build_dir
@@ -105,22 +106,25 @@ def applied_settings(setup: ConnectionSetup, extra: list[MpiSettings]) -> list[t
 
 
 def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, extra: list[MpiSettings] = (),
-              timeout: float = 120.0) -> pd.DataFrame:
-    """One probe run: a row per rank with its readings (bytes, sockets) and the host's TCP totals."""
+              timeout: float = 120.0, scheduler: LocalScheduler | None = None, nodes: int = 1) -> pd.DataFrame:
+    """One probe run: a row per rank with its readings (bytes, sockets) and the host's TCP totals.
+
+    ``scheduler``/``nodes``: an :class:`EmulatedScheduler` and a node count run the ranks across
+    emulated nodes (over their links) instead of on this host."""
     env, exported, mca = run_environment(_Applied(applied_settings(setup, list(extra))))
-    if setup.mpi == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
+    if nodes == 1 and setup.mpi == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
         # Every rank runs on this host, so loopback is the one right interface; left to itself the TCP BTL
         # also tries every other configured one (a down bridge here failed 1 preconnect in 3 at 32 ranks).
         mca["btl_tcp_if_include"] = "lo"
 
     workdir.mkdir(parents=True, exist_ok=True)
-    job = Job(name=f"connmem-{setup.mpi}-{setup.name}-{ranks}-{peers}", mpi=setup.mpi, ranks=ranks,
+    job = Job(name=f"connmem-{setup.mpi}-{setup.name}-{ranks}-{peers}", mpi=setup.mpi, ranks=ranks, nodes=nodes,
               app_argv=[str(probe_path(setup.mpi)), "--peers", peers], env=env, exported=exported, mca=mca,
               rundir=workdir, stdout=workdir / "stdout", stderr=workdir / "stderr", timeout=timeout)
     # Every run launched as oversubscribed (unbound, yielding), whatever its rank count: binding changes
     # what MPI_Init maps (measured: 2 bound ranks had 3.3 MiB less than 3 unbound ones), a step the fit
     # would take for connection memory.
-    outcome = LocalScheduler(cores=1).run(job)
+    outcome = (scheduler or LocalScheduler(cores=1)).run(job)
     text = job.stdout.read_text(errors="replace")
     rows, tcp = parse_output(text)
     if outcome.exit_code != 0 or len(rows) != ranks:
@@ -136,8 +140,12 @@ def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, ext
 
 
 def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 2, extra: list[MpiSettings] = (),
-            workdir: Path | None = None, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Every probe run of the plan, one row per rank (``rep`` numbers the repetition)."""
+            workdir: Path | None = None, progress: Callable[[str], None] | None = None,
+            emulated_nodes: int = 1) -> pd.DataFrame:
+    """Every probe run of the plan, one row per rank (``rep`` numbers the repetition).
+
+    ``emulated_nodes`` > 1 spreads each run's ranks over that many emulated nodes (root; the
+    cluster is brought up for the measurement and taken down after, docs/cluster.md)."""
     bad = [m for m in mpis if m not in FLAVOURS]
     if bad:
         raise ScalewiseError(f"--mpi: unknown MPI '{bad[0]}' (expected {', '.join(FLAVOURS)})")
@@ -146,6 +154,18 @@ def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 
         raise ScalewiseError(f"--peers: unknown choice '{bad[0]}' (expected {', '.join(PEER_CHOICES)})")
     if not ranks or min(ranks) < 2:
         raise ScalewiseError("--ranks: give rank counts of at least 2, e.g. 2,4,8")
+    uneven = [p for p in ranks if p % emulated_nodes]
+    if uneven:
+        raise ScalewiseError(f"--ranks: {uneven[0]} ranks do not spread evenly over {emulated_nodes} emulated nodes")
+    scheduler = EmulatedScheduler(cores=1) if emulated_nodes > 1 else None
+    try:
+        return _measure_all(mpis, ranks, peers, repeats, extra, workdir, progress, scheduler, emulated_nodes)
+    finally:
+        if scheduler is not None:
+            scheduler.close()
+
+
+def _measure_all(mpis, ranks, peers, repeats, extra, workdir, progress, scheduler, nodes) -> pd.DataFrame:
     with tempfile.TemporaryDirectory(prefix="scalewise-connmem-") as tmp:
         base = Path(workdir) if workdir else Path(tmp)
         frames = []
@@ -157,20 +177,22 @@ def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 
                             if progress:
                                 progress(f"{mpi} {setup.name}: {p} ranks, peers={mode}, repetition {rep + 1}")
                             folder = base / f"{mpi}-{setup.name}-{p}-{mode}-{rep}"
-                            frames.append(_run_twice(setup, p, mode, folder, extra, progress).assign(rep=rep))
+                            frames.append(_run_twice(setup, p, mode, folder, extra, progress, scheduler,
+                                                     nodes).assign(rep=rep))
     return pd.concat(frames, ignore_index=True)
 
 
 def _run_twice(setup: ConnectionSetup, ranks: int, peers: str, folder: Path, extra: list[MpiSettings],
-               progress: Callable[[str], None] | None) -> pd.DataFrame:
+               progress: Callable[[str], None] | None, scheduler=None, nodes: int = 1) -> pd.DataFrame:
     """One probe run, started a second time if the first fails: Open MPI 4.1's TCP BTL now and then
     aborts during an all-to-all connection storm ("unknown handle"), which says nothing about memory."""
     try:
-        return run_probe(setup, ranks, peers, folder, extra)
+        return run_probe(setup, ranks, peers, folder, extra, scheduler=scheduler, nodes=nodes)
     except ScalewiseError as exc:
         if progress:
             progress(f"retrying once: {exc}")
-        return run_probe(setup, ranks, peers, folder.with_name(folder.name + "-retry"), extra)
+        return run_probe(setup, ranks, peers, folder.with_name(folder.name + "-retry"), extra, scheduler=scheduler,
+                         nodes=nodes)
 
 
 def kernel_bytes_per_tcp_socket() -> int | None:

@@ -100,8 +100,9 @@ def source_from_study(path: str | Path) -> TuneSource:
     same = runs[(runs["app"] == run["app"]) & (runs["_size"] == run["_size"]) & (runs["mpi"] == run["mpi"])]
     app = study.model.applications[run["app"]].model_dump(exclude_defaults=True)
     axes = {"nodes": [int(run["nodes"])], "ranks": [int(run["ranks"])], "transport": [run["transport"]]}
-    for name in study.model.axes.custom():
-        axes[name] = [run[name]]
+    custom = {name: [run[name]] for name in study.model.axes.custom}
+    if custom:
+        axes["custom"] = custom  # the run's own axes, declared as such in the generated study too
     transports = {t: s.model_dump(exclude_defaults=True) for t, s in study.model.transports.items()
                   if t == run["transport"]}
     return TuneSource(origin=f"{path} (run {run['run_id']}: {run['app']}, {run['mpi']}, {int(run['ranks'])} ranks)",

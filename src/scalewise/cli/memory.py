@@ -39,11 +39,13 @@ def _ints(text: str, what: str) -> list[int]:
 @click.option("--app-peers", default=6, show_default=True, type=click.IntRange(0),
               help="Peers a rank talks to under on-demand set-up in the projection.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML page (B10 figure).")
+@click.option("--emulated-nodes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Spread each probe run's ranks over this many emulated nodes (root; docs/cluster.md).")
 @json_option("the fits, the projection and the findings")
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep each probe run's output here (default: a temporary folder).")
 def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, nodes_text, app_peers, output,
-           as_json, workdir) -> None:
+           emulated_nodes, as_json, workdir) -> None:
     """Measure MPI's memory per connected peer (eager vs on-demand set-up) and project it to a target machine."""
     from scalewise.analysis.memory import Target, analyse_memory, fits_table, parse_nodes, parse_size
     from scalewise.campaign.connmem import kernel_bytes_per_tcp_socket, measure, parse_setting
@@ -52,13 +54,13 @@ def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, n
     extra = [parse_setting(s) for s in settings]
     say = None if as_json else (lambda line: click.echo(f"  {line}", err=True))
     readings = measure(_list(mpis, "--mpi"), _ints(ranks, "--ranks"), _list(peers, "--peers"), repeats, extra,
-                       workdir, say)
+                       workdir, say, emulated_nodes)
     a = analyse_memory(readings, target, kernel_bytes_per_tcp_socket())
     if output:
         from scalewise.report.memory.html import write_memory_page
         write_memory_page(a, output)
     if as_json:
-        out = {"fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
+        out = {"hosts": sorted(readings["host"].unique()), "fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
                "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers} for f in a.findings]}
         echo_json(out)
         return
