@@ -50,14 +50,14 @@ def _sets(report: dict, key: str = "sets") -> dict[str, dict]:
 
 
 def test_open_mpi_tune_finds_a_faster_allreduce_than_the_ring_it_picks(proxies_built, tmp_path):
-    report = _tune(_profile(tmp_path, "openmpi", 2, 4096, 200), tmp_path / "t", "--repetitions", "4")
+    report = _tune(_profile(tmp_path, "openmpi", 2, 4096, 2000), tmp_path / "t", "--repetitions", "5")
     (target,) = report["targets"]
     assert target["name"] == "MPI_Allreduce" and target["comm_size"] == 2 and target["size"] == "32 KiB-64 KiB"
     screening = _sets(report)
     assert set(screening) == {"default"} | {f"allreduce-{n}-{a}" for n, a in [
         (1, "basic_linear"), (2, "nonoverlapping"), (3, "recursive_doubling"), (4, "ring"), (5, "segmented_ring"),
         (6, "rabenseifner")]}
-    assert all(row["n"] == 4 for row in screening.values())
+    assert all(row["n"] == 5 for row in screening.values())
     assert screening["allreduce-4-ring"]["verdict"] != "better"  # the default's own choice cannot beat it
     good = {"allreduce-1-basic_linear", "allreduce-2-nonoverlapping", "allreduce-3-recursive_doubling"}
     best = report["best"]
