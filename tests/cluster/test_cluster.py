@@ -12,7 +12,7 @@ import pytest
 
 from scalewise.cluster import cluster_down, cluster_up, current_cluster, parse_rate
 from scalewise.cluster.checks import check_links
-from scalewise.cluster.emulated import HOLDER_MARK, LINK_PREFIXES, state_dir
+from scalewise.cluster.emulated import LINK_PREFIXES, node_holders, state_dir
 from scalewise.cluster.launching import cluster_launch
 from scalewise.launch.preload import build_dir
 from scalewise.logfile.reader import read_profile
@@ -26,20 +26,8 @@ def _our_links() -> list[str]:
     return [n for n in names if n.startswith(LINK_PREFIXES)]
 
 
-def _holders() -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes().startswith(HOLDER_MARK.encode()):
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
-
-
 def _nothing_left() -> None:
-    assert _our_links() == [] and _holders() == [] and not state_dir().exists()
+    assert _our_links() == [] and node_holders() == [] and not state_dir().exists()
 
 
 def test_up_is_idempotent_and_down_leaves_nothing(emulation):
@@ -52,7 +40,7 @@ def test_up_is_idempotent_and_down_leaves_nothing(emulation):
     again = cluster_up(3, parse_rate("gige"))  # same shape: the same nodes
     assert [n.pid for n in again.nodes] == [n.pid for n in c.nodes]
     other = cluster_up(2, parse_rate("fe"))  # another shape: rebuilt
-    assert len(other.nodes) == 2 and set(_holders()) == {n.pid for n in other.nodes}
+    assert len(other.nodes) == 2 and set(node_holders()) == {n.pid for n in other.nodes}
     # A process started inside a node dies with the cluster.
     straggler = subprocess.Popen([str(other.agent), "swnode1", "sleep 300"])
     node_ns = os.readlink(f"/proc/{other.nodes[0].pid}/ns/net")
@@ -69,9 +57,9 @@ def test_up_is_idempotent_and_down_leaves_nothing(emulation):
 def test_up_cleans_what_a_crashed_run_left(emulation):
     c = cluster_up(2, parse_rate("fe"))
     (Path(c.folder) / "state.json").unlink()  # as if the tool died and its record was lost
-    assert current_cluster() is None and len(_holders()) == 2
+    assert current_cluster() is None and len(node_holders()) == 2
     fresh = cluster_up(2, parse_rate("fe"))
-    assert set(_holders()) == {n.pid for n in fresh.nodes}
+    assert set(node_holders()) == {n.pid for n in fresh.nodes}
     cluster_down()
     _nothing_left()
 

@@ -302,7 +302,8 @@ def _namespace_members(pids: list[int]) -> list[int]:
     return members
 
 
-def _leftover_holders() -> list[int]:
+def node_holders() -> list[int]:
+    """Every node holder process alive on this machine, found by its process name (recorded or not)."""
     out = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -318,7 +319,7 @@ def cluster_down() -> list[str]:
     """Remove everything an ``up`` made (or left behind when it crashed); what was removed, in words."""
     removed = slurm.stop_all()
     c = current_cluster() if (state_dir() / "state.json").is_file() else None
-    holders = sorted(set(([n.pid for n in c.nodes] if c else []) + _leftover_holders()))
+    holders = sorted(set(([n.pid for n in c.nodes] if c else []) + node_holders()))
     victims = _namespace_members(holders)
     for pid in victims:
         try:
