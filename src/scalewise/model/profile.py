@@ -111,6 +111,20 @@ class Profile:
                     bytes=("bytes", "sum"), tmin=("tmin", "min"), tmax=("tmax", "max"))
         return out.sort_values("time", ascending=False)
 
+    def _timeline_json(self, per_rank: dict[int, dict[str, Any]]) -> None:
+        """Format 1.2: each rank's time bins and phases (docs/json-schema.md)."""
+        for rank, b in self.bins.groupby("rank"):
+            per_rank[int(rank)]["bins"] = {"width": float(b["width"].iloc[0]),
+                                           "mpi_time": b["mpi_time"].astype(float).tolist(),
+                                           "compute_time": b["compute_time"].astype(float).tolist()}
+        for ph in self.phases.itertuples(index=False):
+            per_rank[int(ph.rank)].setdefault("phases", {})[ph.phase] = {
+                "wall": float(ph.wall), "mpi_time": float(ph.mpi_time), "compute_time": float(ph.compute_time),
+                "functions": {}}
+        for f in self.phase_functions.itertuples(index=False):
+            per_rank[int(f.rank)]["phases"][f.phase]["functions"][f.function] = {
+                "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes)}
+
     def to_json_dict(self) -> dict[str, Any]:
         """The documented JSON view (docs/json-schema.md)."""
         per_rank: dict[int, dict[str, Any]] = {}
@@ -131,6 +145,7 @@ class Profile:
             }
         for h in self.hist.itertuples(index=False):
             per_rank[int(h.rank)]["functions"][h.function]["histogram"][str(int(h.bin))] = int(h.count)
+        self._timeline_json(per_rank)
         return {
             "format": self.meta.get("format"),
             "meta": self.meta,
