@@ -199,7 +199,8 @@ def _timeline(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], 
     if raw is None:
         return {}, False
     t = r.section_text(secs, L.SEC_TIMELINE, _section_limit(raw), lambda b: parse_timeline(order, b, blocks, names))
-    return ({"bins": pd.DataFrame(t.bins, columns=BIN_COLUMNS),
+    bins = pd.DataFrame(np.concatenate(t.bins) if t.bins else np.empty((0, len(BIN_COLUMNS))), columns=BIN_COLUMNS)
+    return ({"bins": bins.astype({"rank": int, "bin": int}),
              "phases": pd.DataFrame(t.phases, columns=PHASE_COLUMNS),
              "phase_functions": pd.DataFrame(t.phase_functions, columns=PHASE_FUNCTION_COLUMNS)},
             bool(t.capped_ranks))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from scalewise.logfile import layout as L
 
 HEAD = "IIQI"  # rank, flags, bin_ns, nbins
@@ -29,7 +31,7 @@ def phase_label(kind: int, name: str) -> str:
 class TimelineRows:
     """Rows of the three frames the section feeds (model/profile.py)."""
 
-    bins: list[tuple] = field(default_factory=list)  # rank, bin, start, width, mpi_time, compute_time
+    bins: list[np.ndarray] = field(default_factory=list)  # per rank: rank, bin, start, width, mpi_time, compute_time
     phases: list[tuple] = field(default_factory=list)  # rank, phase, order, wall, mpi_time, compute_time
     phase_functions: list[tuple] = field(default_factory=list)  # rank, phase, function, calls, time, bytes
     capped_ranks: list[int] = field(default_factory=list)
@@ -82,6 +84,20 @@ def _phase(c: _Cursor, rank: int, names: list, out: TimelineRows, order: int) ->
         out.phase_functions.append((rank, label, names[fn][0], calls, t / 1e9, nbytes))
 
 
+def _bins(c: _Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
+    """One rank's bins as rows (rank, bin, start, width, mpi_time, compute_time), read at once."""
+    size = nbins * struct.calcsize("<" + BIN)
+    if size > c.left():
+        raise struct.error("bins past the end")
+    ns = np.frombuffer(c.raw, dtype=np.dtype(c.order + "u8"), count=2 * nbins, offset=c.pos).reshape(-1, 2)
+    c.pos += size
+    if (ns >> np.uint64(63)).any():
+        raise ValueError(f"rank {rank}: a timeline value of 2^63 or more")
+    k = np.arange(nbins, dtype=float)
+    return np.column_stack([np.full(nbins, rank, dtype=float), k, k * bin_ns / 1e9, np.full(nbins, bin_ns / 1e9),
+                            ns / 1e9])
+
+
 def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[str, str]]) -> TimelineRows:
     """The rows of every rank's time bins and phases; raises ValueError."""
     c, out, seen = _Cursor(order, raw), TimelineRows(), set()
@@ -96,10 +112,7 @@ def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[s
             _check_values(rank, bin_ns)
             if flags & L.TIMELINE_CAPPED:
                 out.capped_ranks.append(rank)
-            for b in range(nbins):
-                mpi, compute = c.take(BIN)
-                _check_values(rank, mpi, compute)
-                out.bins.append((rank, b, b * bin_ns / 1e9, bin_ns / 1e9, mpi / 1e9, compute / 1e9))
+            out.bins.append(_bins(c, rank, nbins, bin_ns))
             (nphases,) = c.take("I")
             if nphases > MAX_PHASES:
                 raise ValueError(f"rank {rank}: {nphases} phases, more than {MAX_PHASES}")
