@@ -50,14 +50,14 @@ FIGURES: list[FigureSpec] = [
                figures.p1_mpi_vs_compute, lambda a: (a.breakdown,),
                "Each rank's wall time split into compute (light) and MPI (red), ranks ordered by their MPI share. "
                "A rising red band means some ranks wait for others.", _no_ranks),
-    FigureSpec("p1-mpi-share-heatmap", "P1", "time", "MPI share per rank over time",
-               figures.p1_mpi_share_heatmap, lambda a: (a.timeline,),
-               "Each rank's share of time inside MPI in each time bin; the ranks leave MPI_Init together, so a "
-               "column is the same moment on every rank.", _no_bins),
-    FigureSpec("p1-mpi-share-over-time", "P1", "time", "MPI share over time",
-               figures.p1_mpi_share_over_time, lambda a: (a.timeline,),
-               "MPI time of all ranks over their wall time in each time bin; the band spans the lowest and highest "
-               "rank.", _no_bins),
+    *(FigureSpec(ident, "P1", "time", title, function, lambda a: (a.timeline,), caption, _no_bins)
+      for ident, title, function, caption in (
+          ("p1-mpi-share-heatmap", "MPI share per rank over time", figures.p1_mpi_share_heatmap,
+           "Each rank's share of time inside MPI in each time bin; the ranks leave MPI_Init together, so a "
+           "column is the same moment on every rank."),
+          ("p1-mpi-share-over-time", "MPI share over time", figures.p1_mpi_share_over_time,
+           "MPI time of all ranks over their wall time in each time bin; the band spans the lowest and highest "
+           "rank."))),
     FigureSpec("p2-time-per-function", "P2", "functions", "Time per MPI function",
                figures.p2_time_per_function, lambda a: (a.functions,),
                "Time in each MPI function summed over ranks, as % of all ranks' wall time (left) and of all MPI time (right).",
