@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import scalewise
+from scalewise.logfile.writer import write_profile
 from scalewise.model import size_bin
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -79,3 +80,11 @@ def test_golden_1_2_reads_bins_and_phases():
     for r in p.ranks.itertuples():
         assert b.loc[r.rank, "mpi_time"] == pytest.approx(r.mpi_time, abs=2e-9)
         assert b.loc[r.rank, "compute_time"] == pytest.approx(r.compute_time, abs=2e-9)
+
+
+def test_the_python_writer_keeps_bins_and_phases(tmp_path):
+    """The writer (synthetic logs, benchmarks) writes the timeline section back: the same frames read back."""
+    p = scalewise.load(DATA / "golden-1.2-mpich-phases.swlog")
+    q = scalewise.load(write_profile(p, tmp_path / "copy.swlog"))
+    for frame in ("bins", "phases", "phase_functions"):
+        assert getattr(q, frame).equals(getattr(p, frame)), frame

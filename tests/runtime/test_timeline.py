@@ -103,3 +103,14 @@ def test_fortran_marks_numbered_phases(program, mpi_job, flavour):
         assert fn.loc[(r, "(outside phases)", "MPI_Barrier")] == 1
         assert ("phase 5", "MPI_Barrier") not in {(k[1], k[2]) for k in fn.index if k[0] == r}
     check_bins_add_up(p)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_phases_past_the_cap_are_summed_and_flagged(program, mpi_job, flavour):
+    p = run(program, mpi_job, flavour, SCALEWISE_MAX_PHASES="2")
+    assert "phases_capped" in p.flags
+    fn = p.phase_functions.set_index(["rank", "phase", "function"])["calls"]
+    for r in range(NRANKS):
+        assert list(p.phases[p.phases["rank"] == r]["phase"]) == ["(outside phases)", "compute", "wait",
+                                                                  "(other phases)"]
+        assert fn.loc[(r, "(other phases)", "MPI_Allreduce")] == 50

@@ -123,3 +123,32 @@ def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[s
     except UnicodeDecodeError as exc:
         raise ValueError(f"a phase name is not valid UTF-8 (byte {exc.start})") from None
     return out
+
+
+def phase_kind(label: str) -> tuple[int, str]:
+    """The kind and stored name of a phase label (the inverse of phase_label)."""
+    if label in (OUTSIDE_NAME, OTHER_NAME):
+        return (OUTSIDE if label == OUTSIDE_NAME else OTHER), ""
+    number = label.removeprefix("phase ")
+    if number != label and number.isdigit():
+        return NUMBERED, number
+    return NAMED, label
+
+
+def pack_timeline(order: str, rank: int, capped: bool, bins, phases, functions, fn_ids: dict[str, int]) -> bytes:
+    """One rank's timeline record (docs/log-format.md), from its rows of the
+    bins, phases and phase_functions frames (times in seconds)."""
+    def ns(x) -> int:
+        return int(round(float(x) * 1e9))
+
+    width = ns(bins["width"].iloc[0]) if len(bins) else 0
+    out = [struct.pack(order + HEAD, rank, L.TIMELINE_CAPPED if capped else 0, width, len(bins))]
+    out += [struct.pack(order + BIN, ns(m), ns(c)) for m, c in zip(bins["mpi_time"], bins["compute_time"])]
+    out.append(struct.pack(order + "I", len(phases)))
+    for ph in phases.sort_values("order").itertuples(index=False):
+        kind, name = phase_kind(ph.phase)
+        mine = sorted((fn_ids[f.function], f) for f in functions[functions["phase"] == ph.phase].itertuples())
+        out += [struct.pack(order + PHASE_HEAD, kind, len(name.encode())), name.encode(),
+                struct.pack(order + PHASE_VALUES, ns(ph.wall), ns(ph.mpi_time), len(mine))]
+        out += [struct.pack(order + PHASE_FUNCTION, i, int(f.calls), ns(f.time), int(f.bytes)) for i, f in mine]
+    return b"".join(out)
