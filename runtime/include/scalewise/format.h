@@ -5,7 +5,7 @@
 #define SCALEWISE_FORMAT_H
 
 #define SW_FORMAT_MAJOR 1
-#define SW_FORMAT_MINOR 1
+#define SW_FORMAT_MINOR 2
 
 /* First 8 bytes of every log.  The high byte and the CR LF catch files that
  * went through a text-mode transfer, as in PNG. */
@@ -31,7 +31,12 @@
 #define SW_SEC_RANKS 4     /* raw: concatenated rank blocks, each zlib-compressed */
 #define SW_SEC_RANK_LIFECYCLE 5 /* raw, since 1.1: per rank block, what MPI itself cost the rank */
 #define SW_SEC_CALL_SITES 6 /* zlib, since 1.1, optional: per rank block, its call sites */
+#define SW_SEC_TIMELINE 7   /* zlib, since 1.2: per rank block, MPI time in time bins and per phase */
+/* Section 8 is taken by format 1.2's MPI_T performance variables. */
 #define SW_MAX_PATH 4096    /* object paths in call-site records */
+#define SW_MAX_PHASE_NAME 128 /* bytes of a phase name (UTF-8) */
+#define SW_MAX_TIME_BINS 65536 /* time bins per rank (SCALEWISE_BINS) */
+#define SW_TIMELINE_CAPPED 0x1u /* timeline flag: phases past SCALEWISE_MAX_PHASES are in "other phases" */
 
 #define SW_SEC_COMPRESSED 0x1u /* section flag: stored bytes are one zlib stream */
 

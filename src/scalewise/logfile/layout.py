@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 1
+FORMAT_MINOR = 2
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -34,9 +34,14 @@ SEC_RANK_INDEX = 3
 SEC_RANKS = 4
 SEC_RANK_LIFECYCLE = 5
 SEC_CALL_SITES = 6
+SEC_TIMELINE = 7  # since 1.2: time bins and phases (section 8 is 1.2's MPI_T variables)
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
-                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites"}
+                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
+                 SEC_TIMELINE: "timeline"}
 MAX_PATH = 4096  # object paths of call sites
+MAX_PHASE_NAME = 128  # bytes of a phase name
+MAX_TIME_BINS = 65536  # time bins per rank
+TIMELINE_CAPPED = 0x1  # phases past SCALEWISE_MAX_PHASES are in "other phases"
 REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 
 NBINS = 48
@@ -65,7 +70,8 @@ RANK_DATA_FLOOR = 1 << 26
 CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (clock granularity)
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
-                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED}
+                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
+                 SEC_TIMELINE: SECTION_COMPRESSED}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

@@ -20,6 +20,7 @@ from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_t
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
+from scalewise.analysis.run.timeline import Timeline, phase_function_table, phase_table, timeline
 from scalewise.analysis.run.volume import DataVolume, data_volume
 from scalewise.formatting import human_bytes, plural
 from scalewise.formatting import short_pct as _pct
@@ -52,6 +53,9 @@ class RunAnalysis:
     volume: DataVolume
     total_calls: int
     sites: pd.DataFrame = field(default_factory=pd.DataFrame)
+    timeline: Timeline | None = None
+    phases: pd.DataFrame = field(default_factory=pd.DataFrame)
+    phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -78,6 +82,12 @@ class RunAnalysis:
                        "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
                        "per_rank": _records(v.per_rank)},
             "call_sites": _records(self.sites),
+            "timeline": None if self.timeline is None else {
+                "bin_width": self.timeline.width, "bins": _records(self.timeline.over_time),
+                "per_rank": [{"rank": int(rank), "mpi_share": row.tolist()}
+                             for rank, row in self.timeline.share.iterrows()]},
+            "phases": _records(self.phases),
+            "phase_functions": _records(self.phase_functions),
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -268,6 +278,9 @@ def analyse(profile: Profile) -> RunAnalysis:
         classes=class_table(functions),
         sizes=size_distribution(profile),
         sites=site_table(profile),
+        timeline=timeline(profile),
+        phases=phase_table(profile),
+        phase_functions=phase_function_table(profile),
         matrix=comm_matrix(profile),
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),
