@@ -81,3 +81,13 @@ def efficiency_colour(value: float) -> str:
         return ""
     t = min(max((value - EFFICIENCY_RED) / (EFFICIENCY_GREEN - EFFICIENCY_RED), 0.0), 1.0)
     return to_hex(colormaps["RdYlGn"](t))
+
+
+def efficiency_style(value: float) -> str:
+    """The CSS of an efficiency's cell: its colour, with white text where the colour is dark (the scale's ends)."""
+    background = efficiency_colour(value)
+    if not background:
+        return ""
+    r, g, b = (int(background[i:i + 2], 16) for i in (1, 3, 5))
+    dark = 0.299 * r + 0.587 * g + 0.114 * b < 140  # perceived brightness, 0..255
+    return f"background-color: {background}" + ("; color: #ffffff" if dark else "")
