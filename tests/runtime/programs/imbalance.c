@@ -1,13 +1,13 @@
 /* Planted load imbalance for the POP metrics (tests/runtime/test_pop_planted.py):
- * rank r "computes" (sleeps) (r + 1) x 50 ms, then every rank meets in a
+ * rank r "computes" (sleeps) (r + 1) x 250 ms, then every rank meets in a
  * barrier, STEPS times.  With 2 ranks the useful times are 1 : 2, so the load
  * balance is mean / max = 1.5 / 2 = 0.75.  Sleeping keeps the plant exact on a
  * shared machine: it needs no core. */
 #include <mpi.h>
 #include <unistd.h>
 
-#define STEPS 4
-#define SLICE_US 50000
+#define STEPS 2
+#define SLICE_US 250000
 
 int main(int argc, char **argv)
 {
