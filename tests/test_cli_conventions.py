@@ -21,7 +21,7 @@ def test_every_json_option_is_the_same_stdout_flag():
         for p in command.params:
             if "--json" in getattr(p, "opts", []):
                 with_json[name] = p
-    assert sorted(with_json) == ["memory", "report", "run", "study plan", "study report", "study run",
+    assert sorted(with_json) == ["memory", "pop", "report", "run", "study plan", "study report", "study run",
                                  "study status", "summary", "tune", "whatif"]
     for name, p in with_json.items():
         assert p.is_flag and p.name == "as_json", name  # never a file name: files are -o

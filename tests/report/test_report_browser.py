@@ -194,3 +194,29 @@ def test_phases_and_mpi_share_over_time_are_shown(browser, artifacts):
         assert int(row["calls"]) == want.calls
     assert int(browser.evaluate("document.querySelectorAll('#phase-function-table tr[data-function]').length")) == \
         len(a.phase_functions)
+
+
+POP_CELLS = """JSON.stringify(Array.from(document.querySelectorAll('#pop-table tr[data-pop]')).map(tr => {
+  const td = tr.querySelector('td[data-metric]');
+  return {key: tr.dataset.pop, value: td.dataset.value, text: td.textContent.trim(),
+          colour: getComputedStyle(td).backgroundColor, why: tr.cells[2].textContent.trim()};
+}))"""
+
+
+def test_pop_efficiencies_are_shown_in_colour(browser, artifacts):
+    """2 x 2 halo: ranks compute 10, 11, 12, 10 s; the longest span is rank 2's 14.6 s (report_profiles.py)."""
+    from scalewise.report.style import efficiency_colour
+
+    render(browser, artifacts, "pop-halo", halo_profile(2, 2))
+    rows = {r["key"]: r for r in json.loads(browser.evaluate(POP_CELLS))}
+    want = {"parallel_efficiency": 10.75 / 14.6, "load_balance": 10.75 / 12, "communication_efficiency": 12 / 14.6}
+    assert list(rows) == ["parallel_efficiency", "load_balance", "communication_efficiency",
+                          "serialisation_efficiency", "transfer_efficiency"]
+    for key, value in want.items():
+        r = rows[key]
+        assert float(r["value"]) == pytest.approx(value, rel=1e-12) and r["text"] == f"{100 * value:.1f}%"
+        hex_colour = efficiency_colour(value)
+        assert r["colour"] == "rgb({}, {}, {})".format(*(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)))
+    for key in ("serialisation_efficiency", "transfer_efficiency"):
+        assert rows[key]["text"] == "\u2014" and "scalewise run --trace" in rows[key]["why"]
+    assert float(browser.evaluate("document.querySelector('[data-metric=\"pop.runtime\"]').dataset.value")) == 14.6

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from scalewise._version import __version__
-from scalewise.cli import calibrate, cluster, memory, run, show, study, study_report, tune, whatif
+from scalewise.cli import calibrate, cluster, memory, pop, run, show, study, study_report, tune, whatif
 from scalewise.cli.group import OneLineErrors
 
 
@@ -30,6 +30,7 @@ cli.add_command(memory.memory)
 cli.add_command(tune.tune)
 cli.add_command(whatif.whatif)
 cli.add_command(calibrate.calibrate)
+cli.add_command(pop.pop)
 
 if __name__ == "__main__":
     cli()

@@ -13,7 +13,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.report.run.terminal import print_summary
 
 
-def _load(path: Path):
+def load_log(path: Path):
     """Read a log, turning the usual file-system mistakes into one-line errors."""
     if not path.exists():
         raise ScalewiseError(f"{path}: no such file")
@@ -30,7 +30,7 @@ def _load(path: Path):
 @json_option("the profile (docs/json-schema.md)")
 def summary(log: Path, as_json: bool) -> None:
     """Print the summary of one profiled run: time, MPI share, top functions, bytes."""
-    profile = _load(log)
+    profile = load_log(log)
     if as_json:
         echo_json(profile.to_json_dict())
         return
@@ -51,7 +51,7 @@ def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bo
     from scalewise.report.run.html import write_html
     from scalewise.report.run.registry import FIGURES
 
-    profile = _load(log)
+    profile = load_log(log)
     analysis = analyse(profile)
     if output is not None and output.is_dir():
         raise ScalewiseError(f"{output}: is a directory, expected a file name")

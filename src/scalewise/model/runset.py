@@ -45,9 +45,14 @@ PROFILE_METRICS = [
     "bytes",  # p2p + collective + one-sided: what the job put on the wire
     "bytes_per_rank",  # mean over ranks present
     "bytes_per_rank_max",
-    "load_balance",  # POP: mean compute time / largest compute time, 1 = balanced
-    "imbalance_share",  # (largest - mean compute) / run time: waiting for the slowest rank
-    "transfer_share",  # 1 - largest compute / run time: MPI time even the slowest rank spends
+    # POP efficiencies (analysis/run/pop.py, docs/pop.md); useful time is compute time.
+    "runtime",  # the longest profiled span of any rank
+    "useful_max",  # the busiest rank's compute time
+    "load_balance",  # mean compute time / largest compute time, 1 = balanced
+    "communication_efficiency",  # largest compute time / runtime
+    "parallel_efficiency",  # mean compute time / runtime = load_balance x communication_efficiency
+    "imbalance_share",  # (largest - mean compute) / runtime: waiting for the busiest rank
+    "transfer_share",  # 1 - communication_efficiency: time even the busiest rank spends outside compute
 ]
 FUNCTION_COLUMNS = ["run_id", "function", "fclass", "calls", "time", "bytes", "time_per_rank", "pct_mpi", "pct_wall"]
 SIZE_COLUMNS = ["run_id", "function", "fclass", "credited", "bin", "lo", "hi", "count"]

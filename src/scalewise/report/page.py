@@ -17,6 +17,7 @@ import jinja2
 from scalewise.errors import ScalewiseError
 from scalewise.formatting import count, human_bytes, num, pct, ratio, seconds
 from scalewise.report.figure import DrawnFigure
+from scalewise.report.style import efficiency_style
 
 ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("scalewise.report", "templates"),
@@ -25,7 +26,8 @@ ENV = jinja2.Environment(
     lstrip_blocks=True,
     undefined=jinja2.StrictUndefined,
 )
-ENV.filters.update(seconds=seconds, pct=pct, ratio=ratio, count=count, human_bytes=human_bytes, num=num)
+ENV.filters.update(seconds=seconds, pct=pct, ratio=ratio, count=count, human_bytes=human_bytes, num=num,
+                   efficiency_style=efficiency_style)
 
 
 def data_uri(svg: bytes) -> str:

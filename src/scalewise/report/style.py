@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from matplotlib import colormaps
 from matplotlib.backends.backend_agg import RendererAgg
+from matplotlib.colors import to_hex
 from matplotlib.ticker import FuncFormatter
 
 from scalewise.formatting import human_bytes
@@ -65,3 +67,27 @@ def legend_beside(fig, handles, labels, title: str | None = None) -> None:
         ax.set_position([box.x0 * scale, box.y0, box.width * scale, box.height])
     top = max(box.y1 for _, box in boxes) if boxes else 1.0
     legend.set_bbox_to_anchor((scale + gap / (width + extra), top), transform=fig.transFigure)
+
+
+# POP's colour scale for efficiencies, continuous as POP's tools draw it: red
+# up to 40%, through yellow at 70%, to green at 100% and above, so that 80% and
+# up reads green, 60-80% yellow to orange and below 60% red (docs/pop.md).
+EFFICIENCY_RED, EFFICIENCY_GREEN = 0.40, 1.00
+
+
+def efficiency_colour(value: float) -> str:
+    """The background of an efficiency (0..1) in a POP table, as #rrggbb; "" when it is unknown."""
+    if value != value:  # NaN
+        return ""
+    t = min(max((value - EFFICIENCY_RED) / (EFFICIENCY_GREEN - EFFICIENCY_RED), 0.0), 1.0)
+    return to_hex(colormaps["RdYlGn"](t))
+
+
+def efficiency_style(value: float) -> str:
+    """The CSS of an efficiency's cell: its colour, with white text where the colour is dark (the scale's ends)."""
+    background = efficiency_colour(value)
+    if not background:
+        return ""
+    r, g, b = (int(background[i:i + 2], 16) for i in (1, 3, 5))
+    dark = 0.299 * r + 0.587 * g + 0.114 * b < 140  # perceived brightness, 0..255
+    return f"background-color: {background}" + ("; color: #ffffff" if dark else "")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
+from scalewise.analysis.run.pop import PopMetrics, pop_metrics
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
@@ -56,6 +57,7 @@ class RunAnalysis:
     timeline: Timeline | None = None
     phases: pd.DataFrame = field(default_factory=pd.DataFrame)
     phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pop: PopMetrics | None = None  # POP efficiencies (analysis/run/pop.py)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -88,6 +90,7 @@ class RunAnalysis:
                              for rank, row in self.timeline.share.iterrows()]},
             "phases": _records(self.phases),
             "phase_functions": _records(self.phase_functions),
+            "pop": self.pop.to_json_dict() if self.pop is not None else None,
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -285,6 +288,7 @@ def analyse(profile: Profile) -> RunAnalysis:
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),
         total_calls=int(functions["calls"].sum()) if not functions.empty else 0,
+        pop=pop_metrics(profile),
     )
     a.notes.extend(profile_notes(profile, a))
     rules = [_bound(a), *_dominant(a), _calls(a), _overlap(a), _imbalance(a), _sizes(a), _locality(a), _volume(a)]

@@ -2,9 +2,10 @@
 
 Every number here is taken from the one-run analyses, never recomputed, so a
 study quotes a run exactly as that run's own report does: MPI share from
-:func:`time_breakdown`, bytes from :func:`data_volume`, functions (init
-class left out) from :func:`function_table`, sizes (with the ``credited``
-flag of Wait/Test rows) from :func:`size_distribution`.
+:func:`time_breakdown`, the POP efficiencies from :func:`pop_metrics`, bytes
+from :func:`data_volume`, functions (init class left out) from
+:func:`function_table`, sizes (with the ``credited`` flag of Wait/Test rows)
+from :func:`size_distribution`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from scalewise.analysis.run.breakdown import function_table, time_breakdown
+from scalewise.analysis.run.pop import pop_metrics
 from scalewise.analysis.run.sizes import size_distribution
 from scalewise.analysis.run.volume import data_volume
 from scalewise.model.profile import Profile
@@ -24,10 +26,7 @@ def run_metrics(profile: Profile) -> dict[str, float]:
     b, v = time_breakdown(profile), data_volume(profile)
     n = b.nranks_present
     f = profile.functions
-    # POP's split of the time lost to MPI: the ranks waiting for the slowest one
-    # (load imbalance), and what even the slowest rank spends in MPI (transfer).
-    runtime, c = b.wall.max, b.compute
-    balanced = c.mean / c.max if n and c.max > 0 else np.nan
+    pop = pop_metrics(profile)
     return {
         "prof_ranks": float(n),
         "rank_wall": b.total_wall,
@@ -42,9 +41,13 @@ def run_metrics(profile: Profile) -> dict[str, float]:
         "bytes": float(v.total),
         "bytes_per_rank": v.total / n if n else np.nan,
         "bytes_per_rank_max": v.per_rank_total.max if n else np.nan,
-        "load_balance": balanced,
-        "imbalance_share": (c.max - c.mean) / runtime if n and runtime > 0 else np.nan,
-        "transfer_share": 1.0 - c.max / runtime if n and runtime > 0 else np.nan,
+        "runtime": pop.runtime,
+        "useful_max": pop.useful_max,
+        "load_balance": pop.load_balance,
+        "communication_efficiency": pop.communication_efficiency,
+        "parallel_efficiency": pop.parallel_efficiency,
+        "imbalance_share": pop.imbalance_share,
+        "transfer_share": pop.transfer_share,
     }
 
 

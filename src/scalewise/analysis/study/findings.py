@@ -13,6 +13,7 @@ from scalewise.analysis.finding import Finding
 from scalewise.analysis.study import compare, energy, scaling
 from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
 from scalewise.analysis.study.noise import MIN_REPS
+from scalewise.analysis.study.pop import pop_table
 from scalewise.analysis.study.profile import comm_share, function_scaling, growth, profile_scaling, top_functions
 from scalewise.analysis.study.profile_findings import PROFILE_RULES
 from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
@@ -44,12 +45,13 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
     scale = scaling.scale_of(summary if not summary.empty else study.runs, keys)
     comparisons = compare.compare_all(summary, scale, swept, include_oversubscribed)
     functions = function_scaling(study)
+    profile = profile_scaling(study)
     watts = watts_per_node if watts_per_node is not None else energy.DEFAULT_WATTS_PER_NODE
     a = StudyAnalysis(
         study=study, metric=metric, base=base, swept=swept, scale=scale, perf=perf, summary=summary,
         scalability=scaling.scalability(summary, scale, base, scaling_mode), comparisons=comparisons,
         averages=compare.average_gains(comparisons[~comparisons["oversubscribed"] | include_oversubscribed]),
-        profile=profile_scaling(study), functions=functions, comm=comm_share(functions, scale, swept),
+        profile=profile, pop=pop_table(profile, scale, base, scaling_mode), functions=functions, comm=comm_share(functions, scale, swept),
         growth=growth(functions, scale, include_oversubscribed),
         energy=energy.energy_costs(summary, scale, watts, price_per_kwh),
         failed=study.failed().runs, watts_per_node=watts, price_per_kwh=price_per_kwh,

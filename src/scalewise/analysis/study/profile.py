@@ -6,7 +6,8 @@ Wait/Test size rows flagged ``credited``); nothing per run is recomputed here.
 Each configuration's profile numbers are taken over its successful profiled
 runs: the median for run-level metrics (MPI share, MPI time per rank, bytes),
 the mean over repetitions for per-function and per-size numbers (a function
-absent from one repetition counts as zero there, so the mean stays honest).
+absent from one repetition counts as zero there, so the mean stays honest),
+and the POP efficiencies of the representative run (``analysis.study.pop``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis.study.pop import RUN_POP, representative
 from scalewise.analysis.study.scaling import SCALE_AXES, Scale, config_keys, settings_label
 from scalewise.formatting import human_bytes
 from scalewise.model.runset import RunSet
 
 RUN_METRICS = ["mpi_share", "mpi_time_per_rank", "rank_wall", "calls", "bytes", "bytes_per_rank",
-               "bytes_per_rank_max", "p2p_bytes", "collective_bytes", "load_balance", "imbalance_share",
-               "transfer_share"]
+               "bytes_per_rank_max", "p2p_bytes", "collective_bytes"]
 
 
 def _profiled(rs: RunSet) -> pd.DataFrame:
@@ -29,9 +30,10 @@ def _profiled(rs: RunSet) -> pd.DataFrame:
 
 
 def profile_scaling(rs: RunSet) -> pd.DataFrame:
-    """One row per configuration with profiles: medians of :data:`RUN_METRICS`, runs used, commonest size."""
+    """One row per configuration with profiles: medians of :data:`RUN_METRICS`, the POP numbers of its
+    representative run (``pop_run``), runs used, commonest size."""
     keys, runs = config_keys(rs), _profiled(rs)
-    cols = keys + ["n_profiles"] + RUN_METRICS + ["commonest_size", "oversubscribed", "run_ids"]
+    cols = keys + ["n_profiles"] + RUN_METRICS + RUN_POP + ["pop_run", "commonest_size", "oversubscribed", "run_ids"]
     if runs.empty:
         return pd.DataFrame(columns=cols)
     sizes = rs.sizes[~rs.sizes["credited"].astype(bool)]  # counted at the Isend/Irecv already
@@ -39,6 +41,7 @@ def profile_scaling(rs: RunSet) -> pd.DataFrame:
     for key, g in runs.groupby(keys, sort=False, dropna=False):
         row = dict(zip(keys, key)) | {"n_profiles": len(g)}
         row |= {m: float(g[m].median()) for m in RUN_METRICS}
+        row |= representative(g)
         s = sizes[sizes["run_id"].isin(g["run_id"])].groupby(["lo", "hi"])["count"].sum()
         row["commonest_size"] = (f"{human_bytes(s.idxmax()[0])}-{human_bytes(s.idxmax()[1])}"
                                  if not s.empty and s.max() > 0 else "")

@@ -40,6 +40,7 @@ class StudyAnalysis:
     power_given: bool = False  # the user gave the node power: energy is a finding, not only an assumption
     findings: list[Finding] = field(default_factory=list)
     tuning: pd.DataFrame = field(default_factory=pd.DataFrame)  # B3: each parameter set against the default
+    pop: pd.DataFrame = field(default_factory=pd.DataFrame)  # POP efficiencies per configuration (study/pop.py)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables written by ``--csv`` / ``--parquet``, by file stem."""
@@ -48,7 +49,8 @@ class StudyAnalysis:
         tables = {"runs": self.study.runs, "run_functions": self.study.functions, "performance": self.summary,
                   "scalability": self.scalability, "comparisons": self.comparisons, "average_gains": self.averages,
                   "profile_scaling": self.profile, "function_scaling": self.functions, "comm_share": self.comm,
-                  "function_growth": self.growth, "energy": self.energy, "tuning": self.tuning, "findings": f}
+                  "function_growth": self.growth, "energy": self.energy, "tuning": self.tuning, "pop": self.pop,
+                  "findings": f}
         # The repetitions' values ride along for the noise rule; the run IDs name them in a table.
         return {k: v.drop(columns=["values"], errors="ignore") for k, v in tables.items()}
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scalewise._version import __version__
 from scalewise.analysis.run.findings import RunAnalysis
+from scalewise.analysis.run.pop import pop_rows
 from scalewise.formatting import pct, seconds
 from scalewise.model.profile import Profile
 from scalewise.report.figure import DrawnFigure, draw_figures
@@ -33,6 +34,7 @@ def render_html(profile: Profile, analysis: RunAnalysis, drawn: list[DrawnFigure
         meta=run_metadata(profile),
         profile=profile,
         a=analysis,
+        pop_rows=pop_rows(analysis.pop),
         sections=SECTIONS,
         figures=figures_by_section(figs, SECTIONS),
         per_rank_rows=MAX_RANK_ROWS,

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scalewise.analysis.run.findings import RunAnalysis, analyse
+from scalewise.analysis.run.pop import PopMetrics, pop_rows
 from scalewise.formatting import count, human_bytes, pct, ratio, seconds, terminal_text
 from scalewise.model.profile import Profile
 from scalewise.report.run.metadata import app_name, run_metadata
@@ -76,6 +77,18 @@ def _phases(a: RunAnalysis) -> Table:
     return t
 
 
+def pop_table(m: PopMetrics) -> Table:
+    """POP's efficiencies of one run, nested as POP nests them; a missing term says why (docs/pop.md)."""
+    missing = sorted({r.missing for r in pop_rows(m) if r.missing})
+    t = Table(title="POP efficiencies", box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
+              caption="\n".join(f"\u2014: {why}" for why in missing) or None)
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    for r in pop_rows(m):
+        t.add_row("  " * r.depth + r.label, "\u2014" if r.missing else pct(100 * r.value))
+    return t
+
+
 def print_summary(profile: Profile, console: Console | None = None, analysis: RunAnalysis | None = None) -> None:
     """Print the summary of one run to ``console`` (stdout by default)."""
     c = console or Console()
@@ -89,6 +102,8 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
             f"total bytes sent {human_bytes(a.volume.total)}   MPI calls {count(a.total_calls)}",
             markup=False, highlight=False)
     c.print(_totals(a))
+    if a.pop is not None:
+        c.print(pop_table(a.pop))
     if not a.functions.empty:
         c.print(_functions(a))
     if len(a.phases) > 1:  # the application marked phases: more than "(outside phases)"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scalewise._version import __version__
 from scalewise.analysis.finding import in_kind_order
+from scalewise.analysis.study.pop import POP_ROWS, STUDY_SPLIT_MISSING, series_tables
 from scalewise.analysis.study.ranking import caveats, opening
 from scalewise.analysis.study.results import StudyAnalysis
 from scalewise.report.figure import DrawnFigure, draw_figures
@@ -25,6 +26,8 @@ def render_study_html(a: StudyAnalysis, drawn: list[DrawnFigure] | None = None) 
         title=f"{a.study.name}: scalewise study report", a=a, study=a.study, setup=a.setup, axes=a.axes,
         sections=SECTIONS, figures=figures_by_section(drawn, SECTIONS), findings=in_kind_order(a.findings),
         key=opening(a.findings), caveats=caveats(a.findings), keys=series_keys(a), scale=a.scale.axis, version=__version__,
+        pop_series=series_tables(a.pop, a.scale, series_keys(a) or ["app"]), pop_rows=POP_ROWS,
+        split_missing=STUDY_SPLIT_MISSING,
         config_cols=[k for k in a.study.settings if k in a.summary and (k in a.swept or k == "app")],
     )
 
