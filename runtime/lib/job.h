@@ -27,6 +27,8 @@ typedef struct {
     unsigned max_comms;
     unsigned max_threads;
     unsigned max_sites;  /* SCALEWISE_MAX_SITES, per thread */
+    unsigned max_pvars;  /* SCALEWISE_MPIT_MAX_PVARS */
+    unsigned max_cvars;  /* SCALEWISE_MPIT_MAX_CVARS */
 } sw_config;
 
 typedef struct {

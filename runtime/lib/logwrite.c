@@ -13,44 +13,15 @@
 
 #include <dlfcn.h>
 
+#include "buf.h"
 #include "job.h"
 #include "logwrite.h"
+#include "mpit.h"
 #include "sites.h"
 
 #ifndef SW_VERSION
 #define SW_VERSION "unknown"
 #endif
-
-typedef struct {
-    unsigned char *p;
-    size_t n, cap;
-    int failed;
-} sw_buf;
-
-static void put(sw_buf *b, const void *src, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-static void put8(sw_buf *b, uint8_t v) { put(b, &v, 1); }
-static void put16(sw_buf *b, uint16_t v) { put(b, &v, 2); }
-static void put32(sw_buf *b, uint32_t v) { put(b, &v, 4); }
-static void put64(sw_buf *b, uint64_t v) { put(b, &v, 8); }
-static void puts_(sw_buf *b, const char *s) { put(b, s, strlen(s)); }
 
 static uint64_t ns(uint64_t ticks) { return (uint64_t)((double)ticks * sw_J.ns_per_tick + 0.5); }
 
@@ -370,11 +341,11 @@ static void lifecycle_values(uint64_t out[SW_LIFE_VALUES])
 
 /* Rank 0's part: the index and the blocks from every rank, then the file. */
 static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const unsigned char *blocks,
-                       uint32_t nblocks, const sw_buf *sites)
+                       uint32_t nblocks, const sw_buf *sites, const sw_buf *mpit)
 {
-    sw_section sec[6] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
+    sw_section sec[7] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
                          {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}, {SW_SEC_RANK_LIFECYCLE, 0, {0}},
-                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}};
+                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
     sw_buf meta = {0}, names = {0};
     uint64_t off = 0;
     for (uint32_t i = 0; i < nblocks; i++) {
@@ -401,6 +372,12 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     /* Call sites are optional: a log without them (SCALEWISE_SITES=0, or no
      * memory to gather them) is still whole. */
     int nsec = sites->n && !sites->failed && compress_buf(sites, &sec[5].data) ? 6 : 5;
+    /* MPI_T likewise: a log without it is whole, only its section is missing. */
+    if (!mpit->failed && compress_buf(mpit, &sec[6].data)) {
+        sw_section tmp = sec[nsec];
+        sec[nsec++] = sec[6];
+        sec[6] = tmp;
+    }
     if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
         err = write_file(sw_J.logpath, log_flags, (uint32_t)sw_J.size, nblocks, sec, nsec);
     if (err)
@@ -414,11 +391,13 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     free(sec[2].data.p);
     free(sec[4].data.p);
     free(sec[5].data.p);
+    free(sec[6].data.p);
 }
 
-/* Every rank's call-site record to rank 0 (counts non-NULL there), kept in
- * rank order for the ranks whose block arrived (info: rank, stored size, ...). */
-static void gather_sites(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
+/* Every rank's record of an optional section (call sites, MPI_T) to rank 0
+ * (counts non-NULL there), kept in rank order for the ranks whose block
+ * arrived (info: rank, stored size, ...). */
+static void gather_records(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
 {
     int n = sw_J.size, len = (int)mine->n;
     sw_pmpi.Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, sw_J.comm);
@@ -448,14 +427,20 @@ void sw_write_log(unsigned log_flags)
     int mine[4] = {sw_J.rank, ok ? (int)z.n : 0, ok ? (int)raw.n : 0, (int)flags};
     uint64_t life[SW_LIFE_VALUES];
     lifecycle_values(life);
-    sw_buf sites = {0};
+    sw_buf sites = {0}, pvars = {0}, mpit = {0};
     if (sw_sites_on)
         pack_sites(&sites);
     if (sites.failed || sites.n > 0x7fffffff)
         sites.n = 0;
+    sw_mpit_pack_rank(&pvars);
+    if (pvars.failed || pvars.n > 0x7fffffff)
+        pvars.n = 0;
+    if (sw_J.rank == 0 || (log_flags & SW_LOG_ABORTED))
+        sw_mpit_pack_head(&mpit);
     if (log_flags & SW_LOG_ABORTED) {
+        put(&mpit, pvars.p, pvars.n);
         if (ok)
-            write_root(log_flags, mine, life, z.p, 1, &sites);
+            write_root(log_flags, mine, life, z.p, 1, &sites, &mpit);
     } else {
         int root = sw_J.rank == 0, n = sw_J.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
@@ -475,7 +460,8 @@ void sw_write_log(unsigned log_flags)
         }
         sw_pmpi.Gatherv(z.p, mine[1], MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sw_J.comm);
         sw_buf site_all = {0};
-        gather_sites(&sites, &site_all, info, root ? counts : NULL, displs);
+        gather_records(&sites, &site_all, info, root ? counts : NULL, displs);
+        gather_records(&pvars, &mpit, info, root ? counts : NULL, displs);
         /* Leave no message in flight when MPI_Finalize starts: MPICH 4.0 over
          * UCX/TCP can hang in finalize while a rank's last send is still
          * being acknowledged. */
@@ -488,7 +474,7 @@ void sw_write_log(unsigned log_flags)
                     memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
                 }
-            write_root(log_flags, info, lives, all, kept, &site_all);
+            write_root(log_flags, info, lives, all, kept, &site_all, &mpit);
         } else if (root) {
             fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_J.logpath);
         }
@@ -502,4 +488,6 @@ void sw_write_log(unsigned log_flags)
     free(raw.p);
     free(z.p);
     free(sites.p);
+    free(pvars.p);
+    free(mpit.p);
 }

@@ -48,7 +48,8 @@ def test_the_undamaged_log_loads(real_log, tmp_path):
     path.write_bytes(real_log)
     profile = scalewise.load(path)
     assert sorted(profile.ranks["rank"]) == [0, 1]
-    assert set(sections(real_log)) == {"meta", "functions", "rank index", "ranks", "rank lifecycle", "call sites"}
+    assert set(sections(real_log)) == {"meta", "functions", "rank index", "ranks", "rank lifecycle", "call sites",
+                                       "MPI_T"}
 
 
 @pytest.mark.parametrize("keep", ["20 bytes", "header", "half", "all but 1"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 1
+FORMAT_MINOR = 2
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -34,9 +34,24 @@ SEC_RANK_INDEX = 3
 SEC_RANKS = 4
 SEC_RANK_LIFECYCLE = 5
 SEC_CALL_SITES = 6
+SEC_MPIT = 8
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
-                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites"}
+                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites", SEC_MPIT: "MPI_T"}
 MAX_PATH = 4096  # object paths of call sites
+
+# Since 1.2, the MPI_T section: status, flags, value kinds, bindings, limits.
+MPIT_READ, MPIT_OFF, MPIT_UNAVAILABLE = 0, 1, 2
+MPIT_PVARS_CAPPED = 0x1
+MPIT_CVARS_CAPPED = 0x2
+MPIT_U64, MPIT_F64 = 0, 1
+MPIT_BIND_NONE, MPIT_BIND_WORLD = 0, 1
+MPIT_MAX_NAME = 255
+MPIT_MAX_DESC = 1023
+MPIT_MAX_VALUE = 1023
+MPIT_MAX_VALUES = 4096
+# pvar classes, in the MPI standard's order (model/mpit.py PVAR_CLASSES names them)
+(PVAR_STATE, PVAR_LEVEL, PVAR_SIZE, PVAR_PERCENTAGE, PVAR_HIGHWATERMARK, PVAR_LOWWATERMARK, PVAR_COUNTER,
+ PVAR_AGGREGATE, PVAR_TIMER, PVAR_GENERIC) = range(10)
 REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 
 NBINS = 48
@@ -65,7 +80,7 @@ RANK_DATA_FLOOR = 1 << 26
 CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (clock granularity)
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
-                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED}
+                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

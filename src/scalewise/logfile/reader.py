@@ -21,9 +21,11 @@ import pandas as pd
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
+from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
+from scalewise.model.mpit import MpitInfo, no_pvars
 from scalewise.model.profile import (FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS, RANK_COLUMNS,
                                      SITE_COLUMNS, Profile)
 
@@ -187,6 +189,15 @@ def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], nam
     return pd.DataFrame([(*row, *where[(row[2], row[3])]) for row in rows], columns=SITE_COLUMNS)
 
 
+def _mpit(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int]) -> tuple[MpitInfo, pd.DataFrame]:
+    """MPI_T's status, control variables and per-rank readings (format 1.2)."""
+    raw = secs.get(L.SEC_MPIT)
+    if raw is None:
+        return MpitInfo(), no_pvars()
+    limit = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
+    return r.section_text(secs, L.SEC_MPIT, limit, lambda b: parse_mpit(order, b, blocks))
+
+
 def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
     """Sums over all ranks must fit int64 too, or totals in reports wrap."""
     f, p = frames["functions"], frames["p2p"]
@@ -241,4 +252,5 @@ def read_profile(path) -> Profile:
     meta["ranks_present"] = nblocks
     meta["hosts"] = sorted(hosts)
     sites = _sites(r, order, secs, {e[0] for e in entries}, names)
-    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, **frames)
+    mpit, pvars = _mpit(r, order, secs, {e[0] for e in entries})
+    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames)
