@@ -17,6 +17,7 @@ import pandas as pd
 
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
+from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
@@ -52,6 +53,9 @@ class RunAnalysis:
     volume: DataVolume
     total_calls: int
     sites: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pvars: pd.DataFrame = field(default_factory=pd.DataFrame)
+    mpit_status: str | None = None
+    cvars: dict[str, str] = field(default_factory=dict)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -78,6 +82,7 @@ class RunAnalysis:
                        "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
                        "per_rank": _records(v.per_rank)},
             "call_sites": _records(self.sites),
+            "mpit": {"status": self.mpit_status, "pvars": _records(self.pvars), "cvars": self.cvars},
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -268,6 +273,9 @@ def analyse(profile: Profile) -> RunAnalysis:
         classes=class_table(functions),
         sizes=size_distribution(profile),
         sites=site_table(profile),
+        pvars=pvar_table(profile),
+        mpit_status=profile.mpit.status,
+        cvars=dict(profile.mpit.cvars),
         matrix=comm_matrix(profile),
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),
