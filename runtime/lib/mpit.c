@@ -37,7 +37,7 @@ int sw_mpit_on = 1;
 #define SW_MPIT_LIST(X) \
     X(init_thread) X(finalize) X(pvar_get_num) X(pvar_get_info) X(pvar_session_create) X(pvar_session_free) \
     X(pvar_handle_alloc) X(pvar_handle_free) X(pvar_start) X(pvar_read) X(cvar_get_num) X(cvar_get_info) \
-    X(cvar_handle_alloc) X(cvar_handle_free) X(cvar_read)
+    X(cvar_handle_alloc) X(cvar_handle_free) X(cvar_read) X(enum_get_info) X(enum_get_item)
 #define SW_MPIT_FIELD(name) __typeof__(&PMPI_T_##name) name;
 static struct { SW_MPIT_LIST(SW_MPIT_FIELD) } T;
 
@@ -248,6 +248,23 @@ static void put_text(sw_buf *b, const char *s, size_t cap)
     put(b, s, n);
 }
 
+/* An enumerated cvar's value as the library names it ("auto", not 0). */
+static void enum_name(MPI_T_enum e, int value, char *out, size_t cap)
+{
+    int n = 0, len;
+    char name[SW_MPIT_MAX_NAME + 1];
+    if (e == MPI_T_ENUM_NULL || T.enum_get_info(e, &n, name, &(int){sizeof name}) != MPI_SUCCESS)
+        return;
+    for (int k = 0; k < n; k++) {
+        int v;
+        len = sizeof name;
+        if (T.enum_get_item(e, k, &v, name, &len) == MPI_SUCCESS && v == value) {
+            snprintf(out, cap, "%s", name);
+            return;
+        }
+    }
+}
+
 /* One cvar's value in force as text; 0 when its type or size is not read. */
 static int cvar_text(int i, char *name, char *value, size_t cap)
 {
@@ -270,8 +287,10 @@ static int cvar_text(int i, char *name, char *value, size_t cap)
         ok = 1;
         if (t == MPI_CHAR)
             snprintf(value, cap, "%.*s", SW_MPIT_MAX_VALUE, v.s);
-        else if (t == MPI_INT)
+        else if (t == MPI_INT) {
             snprintf(value, cap, "%d", v.d);
+            enum_name(e, v.d, value, cap);
+        }
         else if (t == MPI_UNSIGNED)
             snprintf(value, cap, "%u", v.u);
         else if (t == MPI_LONG)
