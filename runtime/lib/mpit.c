@@ -161,7 +161,9 @@ static void open_pvars(void)
     if (T.pvar_get_num(&n) != MPI_SUCCESS || n <= 0 || T.pvar_session_create(&M.session) != MPI_SUCCESS)
         return;
     dl_iterate_phdr(find_component_dir, NULL);
-    M.pvars = calloc((size_t)sw_J.cfg.max_pvars, sizeof *M.pvars);
+    /* One slot past the cap: each candidate is described in the next free
+     * slot, which is the spare one once the cap is reached. */
+    M.pvars = calloc((size_t)sw_J.cfg.max_pvars + 1, sizeof *M.pvars);
     for (int i = 0; M.pvars && i < n; i++) {
         sw_pvar *p = &M.pvars[M.npvars];
         int nl = sizeof p->name, dl = sizeof p->desc, verbosity, ro, cont, atomic;

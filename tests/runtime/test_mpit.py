@@ -76,3 +76,24 @@ def test_mpit_that_fails_to_start_leaves_a_valid_log(mpi_job, program, shared_di
     assert p.mpit.status == "unavailable" and not p.mpit.cvars and p.pvars.empty
     f = p.functions.set_index(["rank", "function"])
     assert all(f.loc[(r, "MPI_Sendrecv"), "calls"] == 1 for r in range(2))
+
+
+@pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
+def test_application_using_mpit_itself_is_unaffected(mpi_job, program, flavour):
+    exe = program("mpit_user.c", flavour)
+    job = mpi_job(f"mpit-user-{flavour}", flavour, 2, [str(exe)])
+    assert job.returncode == 0, job.stderr
+    seen = sorted(line.split()[1:] for line in job.stdout.splitlines() if line.startswith("pvars "))
+    assert [rank for rank, _ in seen] == ["0", "1"] and all(int(n) >= 0 for _, n in seen)
+    p = scalewise.load(job.logfile)
+    # Its MPI_T calls are not among its MPI calls; its MPI_T_finalize did not end the profiler's.
+    assert not p.functions["function"].str.startswith("MPI_T_").any()
+    assert p.functions.set_index(["rank", "function"]).loc[(0, "MPI_Send"), "calls"] == 1
+    assert p.mpit.status == "read" and p.mpit.cvars
+    if flavour == "openmpi":
+        assert set(p.pvars["variable"]) >= {"pml_ob1_unexpected_msgq_length", "pml_ob1_posted_recvq_length"}
+
+
+def test_pvar_cap_keeps_that_many_and_says_so(mpi_job, program):
+    p = load_job(mpi_job, program, "openmpi", "pvar-cap", "ring.c", RING, {"SCALEWISE_MPIT_MAX_PVARS": "1"})
+    assert p.mpit.pvars_capped and p.pvars.groupby("rank").size().tolist() == [1, 1]
