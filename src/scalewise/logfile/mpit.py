@@ -46,23 +46,24 @@ class _Cursor:
         return "".join(c if c.isprintable() else " " for c in raw.decode("utf-8", errors="replace"))
 
 
+def _named_texts(c: _Cursor, cap: int, what: str) -> dict[str, str]:
+    """A u32 count, then that many (name, text) pairs: cvar values or pvar descriptions."""
+    (n,) = c.take("I")
+    if n * 4 > len(c.raw) - c.pos:
+        raise ValueError(f"{n} {what}s do not fit the section")
+    out = {}
+    for _ in range(n):
+        key = c.text(L.MPIT_MAX_NAME, f"a {what}'s name", name=True)
+        out[key] = c.text(cap, f"{what} {key}'s text")
+    return out
+
+
 def _head(c: _Cursor) -> MpitInfo:
-    status, flags, ncvars = c.take("III")
+    status, flags = c.take("II")
     if status not in STATUSES or flags & ~(L.MPIT_PVARS_CAPPED | L.MPIT_CVARS_CAPPED):
         raise ValueError(f"unknown status {status} or flags {flags:#x}")
-    if ncvars * 4 > len(c.raw) - c.pos:
-        raise ValueError(f"{ncvars} control variables do not fit the section")
-    cvars = {}
-    for _ in range(ncvars):
-        key = c.text(L.MPIT_MAX_NAME, "a control variable's name", name=True)
-        cvars[key] = c.text(L.MPIT_MAX_VALUE, f"control variable {key}'s value")
-    (ndesc,) = c.take("I")
-    if ndesc * 4 > len(c.raw) - c.pos:
-        raise ValueError(f"{ndesc} descriptions do not fit the section")
-    descriptions = {}
-    for _ in range(ndesc):
-        key = c.text(L.MPIT_MAX_NAME, "a performance variable's name", name=True)
-        descriptions[key] = c.text(L.MPIT_MAX_DESC, f"performance variable {key}'s description")
+    cvars = _named_texts(c, L.MPIT_MAX_VALUE, "control variable")
+    descriptions = _named_texts(c, L.MPIT_MAX_DESC, "performance variable")
     return MpitInfo(status=STATUSES[status], pvars_capped=bool(flags & L.MPIT_PVARS_CAPPED),
                     cvars_capped=bool(flags & L.MPIT_CVARS_CAPPED), cvars=cvars, descriptions=descriptions)
 
