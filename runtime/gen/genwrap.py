@@ -289,7 +289,13 @@ def lifecycle(fn: Function, life: str) -> list[str]:
         return [f"sw_finishing({fid});", f"return sw_r_{n}();"]
     if life == "abort":
         return [f"sw_aborting({fid}, errorcode);", f"return sw_r_{n}({call});"]
-    return [f"sw_pcontrol({fid}, level);", f"return sw_r_{n}(level);"]
+    # Only the named-phase level carries a name (docs/runtime.md, "Phases"):
+    # no other call is asked for an argument it may not have passed.
+    return ["const char *sw_name = NULL;",
+            "if (level == SW_PCONTROL_NAMED_PHASE) {",
+            "    va_list ap;", "    va_start(ap, level);",
+            "    sw_name = va_arg(ap, const char *);", "    va_end(ap);", "}",
+            f"sw_pcontrol({fid}, level, sw_name);", f"return sw_r_{n}(level);"]
 
 
 def header(fns: list[Function]) -> str:

@@ -13,6 +13,7 @@
 #include "job.h"
 #include "logwrite.h"
 #include "mpit.h"
+#include "phases.h"
 #include "sites.h"
 #include "trace.h"
 
@@ -63,8 +64,15 @@ static void load_config(sw_config *c)
     c->max_sites = env_uint("SCALEWISE_MAX_SITES", 4096);
     c->max_pvars = env_uint("SCALEWISE_MPIT_MAX_PVARS", 256);
     c->max_cvars = env_uint("SCALEWISE_MPIT_MAX_CVARS", 4096);
+    c->max_phases = env_uint("SCALEWISE_MAX_PHASES", 64);
     const char *s = getenv("SCALEWISE_SITES");
     sw_sites_on = !(s && strcmp(s, "0") == 0);
+    const char *b = getenv("SCALEWISE_BINS");
+    sw_bins_on = !(b && strcmp(b, "0") == 0);
+    /* Merging takes bins in pairs: an odd count is rounded up. */
+    unsigned nb = sw_bins_on ? env_uint("SCALEWISE_BINS", 64) : 0;
+    nb = nb < SW_MAX_TIME_BINS ? nb : SW_MAX_TIME_BINS;
+    c->bins = nb + (nb & 1);
 }
 
 static int64_t clock_ns(int clock_id)
@@ -139,8 +147,12 @@ void sw_mt_enter(void)
 void sw_mt_leave(void)
 {
     pthread_mutex_lock(&sw_J.mt_lock);
-    if (--sw_J.mt_inside == 0)
-        sw_J.mt_ticks += sw_ticks() - sw_J.mt_since;
+    if (--sw_J.mt_inside == 0) {
+        uint64_t now = sw_ticks();
+        sw_J.mt_ticks += now - sw_J.mt_since;
+        if (sw_bins_on) /* the union of the threads' calls, under the lock */
+            sw_bins_add(sw_J.mt_since, now);
+    }
     pthread_mutex_unlock(&sw_J.mt_lock);
 }
 
@@ -208,9 +220,14 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     sw_mpit_start();
     record_once(fn, t1 - t0);
     sw_J.active = sw_J.enabled = 1;
+    /* Every rank's window, and so its time bins, starts as this barrier
+     * ends: ranks' bins line up within the barrier's exit skew. */
+    sw_pmpi.Barrier(sw_J.comm);
     sw_J.real0 = clock_ns(CLOCK_REALTIME);
     sw_J.mono0 = clock_ns(CLOCK_MONOTONIC);
     sw_J.tsc0 = sw_ticks();
+    sw_bins_start(sw_J.tsc0, sw_J.cfg.bins);
+    sw_phases_start(sw_J.tsc0);
     sw_trace_start();
     sw_on = 1;
 }
@@ -240,6 +257,7 @@ static int stop(void)
     sw_J.real1 = clock_ns(CLOCK_REALTIME);
     sw_on = 0;
     sw_J.active = 0;
+    sw_phases_stop(sw_J.tsc1);
     sw_J.rss_finalize = resident_bytes();
     sw_mpit_read();
     calibrate();
@@ -273,11 +291,17 @@ void sw_aborting(int fn, int errorcode)
     sw_write_log(SW_LOG_ABORTED | SW_LOG_PARTIAL);
 }
 
-void sw_pcontrol(int fn, int level)
+/* Levels 0 and 1 switch recording off and on (the standard's meaning);
+ * the others switch phases (phases.h).  The call belongs to the phase it ends. */
+void sw_pcontrol(int fn, int level, const char *name)
 {
     if (!sw_J.active)
         return;
     record_once(fn, 0);
+    if (level != 0 && level != 1) {
+        sw_phases_pcontrol(level, name, sw_ticks());
+        return;
+    }
     sw_J.enabled = level != 0;
     sw_on = sw_J.enabled;
 }

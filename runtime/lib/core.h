@@ -13,7 +13,7 @@ void sw_init_begin(void);
 void sw_started(int fn, uint64_t t0, uint64_t t1, int provided);
 void sw_finishing(int fn);
 void sw_aborting(int fn, int errorcode);
-void sw_pcontrol(int fn, int level);
+void sw_pcontrol(int fn, int level, const char *name);
 void sw_set_partial(void);
 uint64_t sw_type_size_slow(sw_thread *T, unsigned slot, uintptr_t key, MPI_Datatype dt);
 uint64_t sw_status_bytes_slow(const MPI_Status *st);

@@ -6,6 +6,7 @@
 
 #include <x86intrin.h>
 
+#include "bins.h"
 #include "comms.h"
 #include "core.h"
 #include "p2p.h"
@@ -44,8 +45,11 @@ SW_HOT void sw_leave(sw_thread *T, int fn, uint64_t t0, uint64_t t1)
         s->tmax = dt;
     if (SW_UNLIKELY(sw_mt))
         sw_mt_leave();
-    else
+    else {
         T->mpi_ticks += dt;
+        if (sw_bins_on) /* one thread in MPI at a time: the process-wide bins need no lock */
+            sw_bins_add(t0, t1);
+    }
     if (sw_sites_on) /* inlined into the wrapper: the address is the application's call */
         sw_site_add(T, fn, (uintptr_t)__builtin_return_address(0), dt);
     T->depth = 0;

@@ -13,7 +13,7 @@
     X(Comm_remote_size) X(Comm_test_inter) X(Group_translate_ranks) X(Group_size) X(Group_free) \
     X(Topo_test) X(Cartdim_get) X(Graph_neighbors_count) X(Dist_graph_neighbors_count) \
     X(Type_size) X(Get_elements_x) X(Get_library_version) X(Query_thread) \
-    X(Gather) X(Gatherv) X(Bcast) X(Barrier)
+    X(Gather) X(Gatherv) X(Bcast) X(Barrier) X(Allreduce)
 
 #define SW_PMPI_FIELD(name) __typeof__(&PMPI_##name) name;
 typedef struct { SW_PMPI_LIST(SW_PMPI_FIELD) } sw_pmpi_table;
@@ -29,6 +29,8 @@ typedef struct {
     unsigned max_sites;  /* SCALEWISE_MAX_SITES, per thread */
     unsigned max_pvars;  /* SCALEWISE_MPIT_MAX_PVARS */
     unsigned max_cvars;  /* SCALEWISE_MPIT_MAX_CVARS */
+    unsigned bins;       /* SCALEWISE_BINS: time bins, even; 0 off */
+    unsigned max_phases; /* SCALEWISE_MAX_PHASES */
 } sw_config;
 
 typedef struct {

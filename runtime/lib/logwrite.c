@@ -15,8 +15,10 @@
 
 #include "buf.h"
 #include "job.h"
+#include "bins.h"
 #include "logwrite.h"
 #include "mpit.h"
+#include "phases.h"
 #include "sites.h"
 
 #ifndef SW_VERSION
@@ -339,13 +341,70 @@ static void lifecycle_values(uint64_t out[SW_LIFE_VALUES])
     out[3] = ns(sw_J.finalize_ticks);
 }
 
+/* n ticks cut into pieces whose running totals are rounded to ns: the pieces'
+ * ns add up to exactly ns(total), the value the rank record holds. */
+typedef struct {
+    uint64_t ns_so_far;
+} sw_ns_run;
+static uint64_t ns_piece(sw_ns_run *r, uint64_t ticks_so_far)
+{
+    uint64_t now = ns(ticks_so_far), piece = now > r->ns_so_far ? now - r->ns_so_far : 0;
+    r->ns_so_far = now > r->ns_so_far ? now : r->ns_so_far;
+    return piece;
+}
+
+/* This rank's time bins and phases (docs/log-format.md, "timeline"). */
+static void pack_timeline(sw_buf *b)
+{
+    unsigned np;
+    int capped;
+    const sw_phase *ph = sw_phases(&np, &capped);
+    uint64_t wall = sw_J.tsc1 - sw_J.tsc0, m = 0;
+    uint32_t nb = sw_B.n && wall ? (uint32_t)(((wall - 1) >> sw_B.shift) + 1) : 0;
+    put32(b, (uint32_t)sw_J.rank);
+    put32(b, capped ? SW_TIMELINE_CAPPED : 0);
+    put64(b, sw_B.n ? ns(1ull << sw_B.shift) : 0);
+    put32(b, nb);
+    sw_ns_run mpi_run = {0}, compute_run = {0};
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t edge = (uint64_t)(i + 1) << sw_B.shift;
+        edge = edge < wall ? edge : wall;
+        m += sw_B.mpi[i];
+        m = m < edge ? m : edge;
+        put64(b, ns_piece(&mpi_run, m));
+        put64(b, ns_piece(&compute_run, edge - m));
+    }
+    put32(b, np);
+    for (unsigned i = 0; i < np; i++) {
+        const sw_phase *p = &ph[i];
+        uint64_t pw = ns(p->wall_ticks), pm = ns(p->mpi_ticks);
+        put8(b, p->kind);
+        put16(b, (uint16_t)strlen(p->name));
+        puts_(b, p->name);
+        put64(b, pw);
+        put64(b, pm < pw ? pm : pw);
+        uint32_t nfn = 0;
+        for (int f = 0; f < SW_NFN; f++)
+            nfn += p->fn[f].calls || p->fn[f].bytes;
+        put32(b, nfn);
+        for (int f = 0; f < SW_NFN; f++)
+            if (p->fn[f].calls || p->fn[f].bytes) {
+                put16(b, (uint16_t)f);
+                put64(b, p->fn[f].calls);
+                put64(b, ns(p->fn[f].ticks));
+                put64(b, p->fn[f].bytes);
+            }
+    }
+}
+
 /* Rank 0's part: the index and the blocks from every rank, then the file. */
 static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const unsigned char *blocks,
-                       uint32_t nblocks, const sw_buf *sites, const sw_buf *mpit)
+                       uint32_t nblocks, const sw_buf *sites, const sw_buf *timeline, const sw_buf *mpit)
 {
-    sw_section sec[7] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
+    sw_section sec[8] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
                          {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}, {SW_SEC_RANK_LIFECYCLE, 0, {0}},
-                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
+                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_TIMELINE, SW_SEC_COMPRESSED, {0}},
+                         {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
     sw_buf meta = {0}, names = {0};
     uint64_t off = 0;
     for (uint32_t i = 0; i < nblocks; i++) {
@@ -369,14 +428,16 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     pack_meta(&meta, log_flags);
     pack_functions(&names);
     int err = ENOMEM;
-    /* Call sites are optional: a log without them (SCALEWISE_SITES=0, or no
-     * memory to gather them) is still whole. */
-    int nsec = sites->n && !sites->failed && compress_buf(sites, &sec[5].data) ? 6 : 5;
-    /* MPI_T likewise: a log without it is whole, only its section is missing. */
-    if (!mpit->failed && compress_buf(mpit, &sec[6].data)) {
-        sw_section tmp = sec[nsec];
-        sec[nsec++] = sec[6];
-        sec[6] = tmp;
+    /* Call sites, the timeline and MPI_T are optional: a log without them
+     * (SCALEWISE_SITES=0, or no memory to gather them) is still whole. */
+    int nsec = 5;
+    const sw_buf *optional[3] = {sites, timeline, mpit};
+    for (int k = 0; k < 3; k++) {
+        sw_section *to = &sec[nsec];
+        if (optional[k]->n && !optional[k]->failed) {
+            *to = sec[5 + k];
+            nsec += compress_buf(optional[k], &to->data);
+        }
     }
     if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
         err = write_file(sw_J.logpath, log_flags, (uint32_t)sw_J.size, nblocks, sec, nsec);
@@ -390,14 +451,14 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     free(sec[1].data.p);
     free(sec[2].data.p);
     free(sec[4].data.p);
-    free(sec[5].data.p);
-    free(sec[6].data.p);
+    for (int k = 5; k < nsec; k++)
+        free(sec[k].data.p);
 }
 
-/* Every rank's record of an optional section (call sites, MPI_T) to rank 0
- * (counts non-NULL there), kept in rank order for the ranks whose block
+/* Every rank's record of an optional section (call sites, timeline, MPI_T) to rank
+ * 0 (counts non-NULL there), kept in rank order for the ranks whose block
  * arrived (info: rank, stored size, ...). */
-static void gather_records(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
+static void gather_section(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
 {
     int n = sw_J.size, len = (int)mine->n;
     sw_pmpi.Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, sw_J.comm);
@@ -427,11 +488,19 @@ void sw_write_log(unsigned log_flags)
     int mine[4] = {sw_J.rank, ok ? (int)z.n : 0, ok ? (int)raw.n : 0, (int)flags};
     uint64_t life[SW_LIFE_VALUES];
     lifecycle_values(life);
-    sw_buf sites = {0}, pvars = {0}, mpit = {0};
+    sw_buf sites = {0}, timeline = {0}, pvars = {0}, mpit = {0};
     if (sw_sites_on)
         pack_sites(&sites);
     if (sites.failed || sites.n > 0x7fffffff)
         sites.n = 0;
+    /* Bins as wide on every rank, so bin k is the same span of time on all. */
+    int shift = (int)sw_bins_cover(sw_J.tsc1 - sw_J.tsc0, 0), widest = shift;
+    if (!(log_flags & SW_LOG_ABORTED))
+        sw_pmpi.Allreduce(&shift, &widest, 1, MPI_INT, MPI_MAX, sw_J.comm);
+    sw_bins_cover(sw_J.tsc1 - sw_J.tsc0, (unsigned)widest);
+    pack_timeline(&timeline);
+    if (timeline.failed || timeline.n > 0x7fffffff)
+        timeline.n = 0;
     sw_mpit_pack_rank(&pvars);
     if (pvars.failed || pvars.n > 0x7fffffff)
         pvars.n = 0;
@@ -440,7 +509,7 @@ void sw_write_log(unsigned log_flags)
     if (log_flags & SW_LOG_ABORTED) {
         put(&mpit, pvars.p, pvars.n);
         if (ok)
-            write_root(log_flags, mine, life, z.p, 1, &sites, &mpit);
+            write_root(log_flags, mine, life, z.p, 1, &sites, &timeline, &mpit);
     } else {
         int root = sw_J.rank == 0, n = sw_J.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
@@ -459,9 +528,10 @@ void sw_write_log(unsigned log_flags)
             all = total <= 0x7fffffff ? malloc((size_t)total + 1) : NULL;
         }
         sw_pmpi.Gatherv(z.p, mine[1], MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sw_J.comm);
-        sw_buf site_all = {0};
-        gather_records(&sites, &site_all, info, root ? counts : NULL, displs);
-        gather_records(&pvars, &mpit, info, root ? counts : NULL, displs);
+        sw_buf site_all = {0}, timeline_all = {0};
+        gather_section(&sites, &site_all, info, root ? counts : NULL, displs);
+        gather_section(&timeline, &timeline_all, info, root ? counts : NULL, displs);
+        gather_section(&pvars, &mpit, info, root ? counts : NULL, displs);
         /* Leave no message in flight when MPI_Finalize starts: MPICH 4.0 over
          * UCX/TCP can hang in finalize while a rank's last send is still
          * being acknowledged. */
@@ -474,12 +544,13 @@ void sw_write_log(unsigned log_flags)
                     memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
                 }
-            write_root(log_flags, info, lives, all, kept, &site_all, &mpit);
+            write_root(log_flags, info, lives, all, kept, &site_all, &timeline_all, &mpit);
         } else if (root) {
             fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_J.logpath);
         }
         free(all);
         free(site_all.p);
+        free(timeline_all.p);
         free(lives);
         free(info);
         free(counts);
@@ -488,6 +559,7 @@ void sw_write_log(unsigned log_flags)
     free(raw.p);
     free(z.p);
     free(sites.p);
+    free(timeline.p);
     free(pvars.p);
     free(mpit.p);
 }

@@ -17,6 +17,7 @@
 #pragma weak ompi_mpi_comm_null
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_int
+#pragma weak ompi_mpi_op_max
 #pragma weak ompi_mpi_long_long_int
 #pragma weak ompi_mpi_uint64_t
 #pragma weak ompi_mpi_datatype_null

@@ -5,8 +5,8 @@ golden-1.0-mpich-ring.swlog and golden-1.1-mpich-ring.swlog were written by
 the runtime (formats 1.0 and 1.1, MPICH 4.0.2) for `mpiexec.mpich -n 3 ring 5
 256 fan` (tests/runtime/programs/ring.c): 5 Sendrecv of 256 bytes to the right
 neighbour, then one 256-byte Isend/Irecv to each other rank, completed by one
-Waitall, then a Barrier.  1.1 adds the rank lifecycle and call-site sections;
-1.2 adds MPI_T (its golden log, of Open MPI, is described at its test)."""
+Waitall, then a Barrier.  1.1 adds the rank lifecycle and call-site sections.
+1.2 has golden logs of its own, of the planted phases and of MPI_T (below)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import scalewise
+from scalewise.logfile.writer import write_profile
 from scalewise.model import size_bin
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -82,3 +83,29 @@ def test_golden_1_2_mpit_reads_exactly():
     f = p.functions.set_index(["rank", "function"])
     assert f.loc[(0, "MPI_Send"), "calls"] == 10 and f.loc[(0, "MPI_Send"), "bytes"] == 40
     assert p.p2p[["src", "dst", "messages", "bytes"]].values.tolist() == [[0, 1, 10, 40]]
+
+
+def test_golden_1_2_reads_bins_and_phases():
+    """golden-1.2-mpich-phases.swlog: `mpiexec.mpich -n 2 phases` (MPICH 4.0,
+    tests/runtime/programs/phases.c): 1.2 adds the timeline section, time bins
+    and the planted MPI_Pcontrol phases."""
+    p = scalewise.load(DATA / "golden-1.2-mpich-phases.swlog")
+    assert p.meta["format"] == "1.2" and p.nranks == 2 and not p.partial and not p.sites.empty
+    assert list(p.phases[p.phases["rank"] == 1]["phase"]) == ["(outside phases)", "compute", "wait", "phase 3"]
+    fn = p.phase_functions.set_index(["rank", "phase", "function"])
+    assert fn.loc[(1, "phase 3", "MPI_Allreduce"), "calls"] == 50
+    assert fn.loc[(0, "compute", "MPI_Pcontrol"), "calls"] == 4
+    ph = p.phases.set_index(["rank", "phase"])
+    assert 0.140 <= ph.loc[(1, "wait"), "mpi_time"] <= 0.220
+    b = p.bins.groupby("rank")[["mpi_time", "compute_time"]].sum()
+    for r in p.ranks.itertuples():
+        assert b.loc[r.rank, "mpi_time"] == pytest.approx(r.mpi_time, abs=2e-9)
+        assert b.loc[r.rank, "compute_time"] == pytest.approx(r.compute_time, abs=2e-9)
+
+
+def test_the_python_writer_keeps_bins_and_phases(tmp_path):
+    """The writer (synthetic logs, benchmarks) writes the timeline section back: the same frames read back."""
+    p = scalewise.load(DATA / "golden-1.2-mpich-phases.swlog")
+    q = scalewise.load(write_profile(p, tmp_path / "copy.swlog"))
+    for frame in ("bins", "phases", "phase_functions"):
+        assert getattr(q, frame).equals(getattr(p, frame)), frame

@@ -107,6 +107,51 @@ SITE_CASES = {
 }
 
 
+def timeline_record(rank: int, bins=((10, 20),), phases=((0, b"", 30, 10, ((5, 1, 10, 8),)),),
+                    flags: int = 0, bin_ns: int = 1000) -> bytes:
+    """u32 rank, u32 flags, u64 bin_ns, u32 nbins, bins, u32 nphases, then per phase
+    (kind, name, wall_ns, mpi_ns, functions (id, calls, time_ns, bytes))."""
+    out = struct.pack("<IIQI", rank, flags, bin_ns, len(bins)) + b"".join(struct.pack("<QQ", *b) for b in bins)
+    out += struct.pack("<I", len(phases))
+    for kind, name, wall, mpi, fns in phases:
+        out += struct.pack("<BH", kind, len(name)) + name + struct.pack("<QQI", wall, mpi, len(fns))
+        out += b"".join(struct.pack("<HQQQ", *f) for f in fns)
+    return out
+
+
+def timeline_section(*records: bytes):
+    """A timeline section (format 1.2) holding these rank records."""
+    data = zlib.compress(b"".join(records))
+    return on("sections", lambda s: s.append([L.SEC_TIMELINE, 1, L.SECTION_COMPRESSED, data]))
+
+
+def one_phase(kind=2, name=b"solve", wall=30, mpi=10, fns=((5, 1, 10, 8),)):
+    return (kind, name, wall, mpi, fns)
+
+
+TIMELINE_CASES = {
+    "rank without a block": (timeline_record(7), "rank 7 listed twice or without a rank block"),
+    "rank twice": (timeline_record(0) + timeline_record(0), "rank 0 listed twice"),
+    "unknown flags": (timeline_record(0, flags=0x10), "flags 0x10"),
+    "bins without a width": (timeline_record(0, bin_ns=0), "bin width 0"),
+    "more bins than allowed": (struct.pack("<IIQI", 0, 0, 1, L.MAX_TIME_BINS + 1), "65537 bins"),
+    "bin value 2^63": (timeline_record(0, bins=((2**63, 0),)), "2^63 or more"),
+    "record ends early": (timeline_record(0)[:20], "ends early"),
+    "phase kind 9": (timeline_record(0, phases=(one_phase(kind=9),)), "phase kind 9"),
+    "phase name not UTF-8": (timeline_record(0, phases=(one_phase(name=b"\xc3\x28"),)), "not valid UTF-8"),
+    "control characters in a phase name": (timeline_record(0, phases=(one_phase(name=b"a\x1b[2J"),)),
+                                           "control characters"),
+    "numbered phase not a number": (timeline_record(0, phases=(one_phase(kind=1, name=b"two"),)), "not a number"),
+    "phase MPI time past its wall": (timeline_record(0, phases=(one_phase(wall=0, mpi=10**7),)), "more MPI time"),
+    "phase function outside the table": (timeline_record(0, phases=(one_phase(fns=((999, 1, 1, 1),)),)),
+                                         "function id 999"),
+    "phase functions not increasing": (timeline_record(0, phases=(one_phase(fns=((5, 1, 1, 1), (5, 1, 1, 1))),)),
+                                       "not increasing"),
+    "more phase functions than fit": (timeline_record(0, phases=(one_phase(fns=()),))[:-4] + b"\xff\xff\x00\x00",
+                                      "do not fit"),
+}
+
+
 # Fixed fields of a rank record: rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss.
 # Function record: id, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes.  Peer: rank, messages, bytes.
 CASES = {
@@ -152,6 +197,8 @@ CASES = {
                                   "4 bytes after the compressed data"),
     **{f"call sites: {name}": (None, sites_section(record), expected)
        for name, (record, expected) in SITE_CASES.items()},
+    **{f"timeline: {name}": (None, timeline_section(record), expected)
+       for name, (record, expected) in TIMELINE_CASES.items()},
 }
 
 
@@ -207,3 +254,19 @@ def test_call_sites_of_a_missing_object_are_named_by_object_and_offset(tmp_path)
     s = scalewise.load(path).sites
     assert list(s["rank"]) == [0, 2] and set(s["location"]) == {"a.out+0x1234"} and set(s["func"]) == {""}
     assert list(s["time"]) == [1e-6, 1e-6] and list(s["bytes"]) == [80, 80]
+
+
+def test_timeline_section_reads_into_bins_and_phases(tmp_path):
+    bins = ((10, 20), (0, 1000))
+    phases = ((0, b"", 30, 10, ((5, 1, 10, 8),)), one_phase(kind=1, name=b"7", fns=()),
+              one_phase(kind=2, name="r\u00e9solution".encode()), one_phase(kind=3, name=b"", fns=()))
+    path = tmp_path / "timeline.swlog"
+    path.write_bytes(encode(golden(), timeline_section(timeline_record(1, bins, phases, flags=L.TIMELINE_CAPPED))))
+    p = scalewise.load(path)
+    assert "phases_capped" in p.flags
+    assert p.bins[["rank", "bin", "start", "width", "mpi_time", "compute_time"]].values.tolist() == [
+        [1, 0, 0.0, 1e-6, 1e-8, 2e-8], [1, 1, 1e-6, 1e-6, 0.0, 1e-6]]
+    assert list(p.phases["phase"]) == ["(outside phases)", "phase 7", "r\u00e9solution", "(other phases)"]
+    assert p.phases.set_index("phase").loc["phase 7", "compute_time"] == pytest.approx(2e-8)
+    rank, phase, function, calls, t, nbytes = p.phase_functions.values.tolist()[0]
+    assert (rank, phase, calls, t, nbytes) == (1, "(outside phases)", 1, 1e-8, 8) and function.startswith("MPI_")

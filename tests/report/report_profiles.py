@@ -11,10 +11,28 @@ import numpy as np
 import pandas as pd
 
 from scalewise.model.mpit import PVAR_COLUMNS, MpitInfo
-from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile, bin_bounds
+from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, PHASE_COLUMNS,
+                                     PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, Profile, bin_bounds)
 
 HALO_BYTES = 64 * 1024  # one halo face
 STEPS = 100
+# Time bins of the halo run: each rank's MPI time spread over 8 equal bins by these weights.
+BIN_WEIGHTS = np.array([0.0, 0.0, 0.1, 0.2, 0.2, 0.2, 0.2, 0.1])
+
+
+def halo_timeline(ranks: pd.DataFrame, functions: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Bins as BIN_WEIGHTS say; the Allreduce outside phases, the rest in phase "exchange"."""
+    nb = len(BIN_WEIGHTS)
+    width = float(ranks["wall"].max()) / nb
+    bins = [(r.rank, k, k * width, width, r.mpi_time * w, r.wall / nb - r.mpi_time * w)
+            for r in ranks.itertuples() for k, w in enumerate(BIN_WEIGHTS)]
+    f = functions.assign(phase=np.where(functions["function"] == "MPI_Allreduce", "(outside phases)", "exchange"))
+    mpi = f.groupby(["rank", "phase"])["time"].sum()
+    phases = [(r.rank, ph, order, r.wall * share, mpi[(r.rank, ph)], r.wall * share - mpi[(r.rank, ph)])
+              for r in ranks.itertuples() for order, (ph, share) in enumerate((("(outside phases)", 0.1),
+                                                                             ("exchange", 0.9)))]
+    return {"bins": pd.DataFrame(bins, columns=BIN_COLUMNS), "phases": pd.DataFrame(phases, columns=PHASE_COLUMNS),
+            "phase_functions": f[PHASE_FUNCTION_COLUMNS].reset_index(drop=True)}
 
 
 def halo_profile(px: int, py: int, command=None, flags=(), drop_ranks=0) -> Profile:
@@ -66,7 +84,8 @@ def halo_profile(px: int, py: int, command=None, flags=(), drop_ranks=0) -> Prof
             "mpi_library": "Open MPI v4.1.4", "start_time": 1_700_000_000.0, "end_time": 1_700_000_013.0,
             "hosts": sorted(set(ranks["host"])), "format": "1.0"}
     return Profile(meta, ranks.reset_index(drop=True), functions.reset_index(drop=True),
-                   hist.reset_index(drop=True), p2p.reset_index(drop=True), flags=frozenset(flags))
+                   hist.reset_index(drop=True), p2p.reset_index(drop=True), flags=frozenset(flags),
+                   **halo_timeline(ranks, functions))
 
 
 def zero_call_profile() -> Profile:

@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from pathlib import Path
 
 import pytest
 from chromium_cdp import Chromium
 from report_profiles import halo_profile, zero_call_profile
 
+import scalewise
 from scalewise.analysis.run.findings import analyse
 from scalewise.report.run.html import write_html
 from scalewise.report.run.registry import FIGURES
 
+GOLDEN_1_2 = Path(__file__).resolve().parents[1] / "data" / "golden-1.2-mpich-phases.swlog"
 FIGURE_STATE = """JSON.stringify(Array.from(document.querySelectorAll('figure[data-figure]')).map(f => {
   const img = f.querySelector('img'); const r = img ? img.getBoundingClientRect() : null;
   return {id: f.dataset.figure, img: !!img, complete: img ? img.complete : false,
@@ -104,7 +107,7 @@ def test_command_line_is_shown_as_text(browser, artifacts):
 def test_zero_call_profile_renders_with_note(browser, artifacts):
     _, figs = render(browser, artifacts, "zero-calls", zero_call_profile())
     missing = {"p2-time-per-function", "p3-calls-per-function", "p4-message-sizes", "p5-matrix", "p5-locality",
-               "p6-data-per-rank"}
+               "p6-data-per-rank", "p1-mpi-share-heatmap", "p1-mpi-share-over-time"}
     assert_figures(None, figs, missing)
     assert "No MPI calls were recorded" in browser.evaluate("document.getElementById('notes').textContent")
 
@@ -171,3 +174,23 @@ def test_top_call_sites_table_quotes_the_analysis(browser, artifacts):
     assert [int(g["calls"]) for g in got] == [400, 20] and [int(g["ranks"]) for g in got] == [4, 2]
     for g, api in zip(got, a.sites.itertuples()):
         assert close(g["time"], api.time) and close(g["bytes"], api.bytes) and close(g["pct_mpi"], api.pct_mpi)
+
+
+PHASE_ROWS = """JSON.stringify(Array.from(document.querySelectorAll('#phase-table tr[data-phase]')).map(tr =>
+  Object.assign({phase: tr.dataset.phase}, Object.fromEntries(Array.from(tr.querySelectorAll('[data-metric]'))
+  .map(td => [td.dataset.metric, td.dataset.value])))))"""
+
+
+def test_phases_and_mpi_share_over_time_are_shown(browser, artifacts):
+    """The format 1.2 golden log (planted phases): the heat map and the line
+    over time are drawn, and the phase table quotes the analysis."""
+    p = scalewise.load(GOLDEN_1_2)
+    a, figs = render(browser, artifacts, "phases", p)
+    assert_figures(a, figs, {"p5-matrix", "p5-locality"})
+    rows = json.loads(browser.evaluate(PHASE_ROWS))
+    assert [r["phase"] for r in rows] == ["(outside phases)", "compute", "wait", "phase 3"]
+    for row, want in zip(rows, a.phases.itertuples()):
+        assert close(row["wall_max"], want.wall_max) and close(row["mpi_pct"], want.mpi_pct)
+        assert int(row["calls"]) == want.calls
+    assert int(browser.evaluate("document.querySelectorAll('#phase-function-table tr[data-function]').length")) == \
+        len(a.phase_functions)

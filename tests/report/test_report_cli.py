@@ -10,6 +10,7 @@ from report_profiles import halo_profile, zero_call_profile
 
 from scalewise.cli.main import cli
 from scalewise.logfile.writer import write_profile
+from scalewise.report.run.registry import FIGURES
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,8 @@ def test_report_writes_page_figures_and_analysis(halo_log, tmp_path):
     r = invoke("report", halo_log, "-o", page, "--figures", figs)
     assert r.exit_code == 0, r.output
     assert page.read_text().startswith("<!DOCTYPE html>")
-    assert len(list(figs.glob("*.png"))) == len(list(figs.glob("*.svg"))) == 7
+    # Every figure: the halo log has point-to-point traffic and time bins.
+    assert len(list(figs.glob("*.png"))) == len(list(figs.glob("*.svg"))) == len(FIGURES)
 
 
 def test_report_json_goes_to_stdout_and_files_to_o(halo_log, tmp_path, monkeypatch):

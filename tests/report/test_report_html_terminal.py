@@ -54,6 +54,7 @@ def test_figure_files_are_png_and_svg(tmp_path):
 
 def test_missing_figures_are_not_written(tmp_path):
     written = write_figure_files(draw_figures(analyse(zero_call_profile()), FIGURES), tmp_path)
+    # No time bins either: the two figures over time are missing too.
     assert sorted(p.name for p in written) == ["p1-mpi-vs-compute.png", "p1-mpi-vs-compute.svg"]
 
 

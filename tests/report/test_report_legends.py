@@ -11,7 +11,7 @@ from report_profiles import halo_profile
 from scalewise.analysis.run.findings import analyse
 from scalewise.report.run.html import write_html
 
-WITH_LEGEND = {"p1-mpi-vs-compute", "p5-locality", "p6-data-per-rank"}
+WITH_LEGEND = {"p1-mpi-vs-compute", "p1-mpi-share-over-time", "p5-locality", "p6-data-per-rank"}
 
 
 @pytest.fixture(scope="module")

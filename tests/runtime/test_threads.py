@@ -47,3 +47,15 @@ def test_mpi_time_never_exceeds_wall(run):
         # past wall, while the per-function times (summed over threads) can.
         assert 0 < row.mpi_time <= row.wall
         assert abs(row.mpi_time + row.compute_time - row.wall) <= 1e-6
+
+
+def test_time_bins_hold_the_union_of_the_threads_calls(run):
+    """The bins take the same union as mpi_time: they add up to it exactly,
+    and no bin holds more MPI time than its width."""
+    profile, _ = run
+    b = profile.bins
+    sums = b.groupby("rank")[["mpi_time", "compute_time"]].sum()
+    for row in profile.ranks.itertuples():
+        assert sums.loc[row.rank, "mpi_time"] == pytest.approx(row.mpi_time, abs=2e-9)
+        assert sums.loc[row.rank, "compute_time"] == pytest.approx(row.compute_time, abs=2e-9)
+    assert (b["mpi_time"] <= b["width"] * (1 + 1e-6)).all()

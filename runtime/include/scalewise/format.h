@@ -31,6 +31,7 @@
 #define SW_SEC_RANKS 4     /* raw: concatenated rank blocks, each zlib-compressed */
 #define SW_SEC_RANK_LIFECYCLE 5 /* raw, since 1.1: per rank block, what MPI itself cost the rank */
 #define SW_SEC_CALL_SITES 6 /* zlib, since 1.1, optional: per rank block, its call sites */
+#define SW_SEC_TIMELINE 7   /* zlib, since 1.2: per rank block, MPI time in time bins and per phase */
 #define SW_MAX_PATH 4096    /* object paths in call-site records */
 #define SW_SEC_MPIT 8       /* zlib, since 1.2: MPI_T status, cvars in force (rank 0), pvars per rank block */
 
@@ -59,6 +60,9 @@
 #define SW_PVAR_AGGREGATE 7
 #define SW_PVAR_TIMER 8
 #define SW_PVAR_GENERIC 9
+#define SW_MAX_PHASE_NAME 128 /* bytes of a phase name (UTF-8) */
+#define SW_MAX_TIME_BINS 65536 /* time bins per rank (SCALEWISE_BINS) */
+#define SW_TIMELINE_CAPPED 0x1u /* timeline flag: phases past SCALEWISE_MAX_PHASES are in "other phases" */
 
 #define SW_SEC_COMPRESSED 0x1u /* section flag: stored bytes are one zlib stream */
 

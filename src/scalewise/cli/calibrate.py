@@ -6,30 +6,51 @@ from pathlib import Path
 
 import click
 
+from scalewise.cluster.emulated import require_cluster
+from scalewise.cluster.launching import cluster_launch
+from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
+from scalewise.whatif.calibrate import EAGER, fit, measure, two_ranks, write_network
+
+
+def _on_cluster(flavour: str):
+    """A launcher putting the ping-pong's two ranks on the emulated cluster's first two nodes."""
+    c = require_cluster()
+    if len(c.nodes) < 2:
+        raise ScalewiseError("calibrate --cluster: the emulated cluster has one node; bring up at least 2")
+
+    def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+        line = cluster_launch(c, [*two_ranks(flavour, one_per_node=True), *argv], flavour=flavour)
+        return line.argv, line.env
+    return launcher, c.hostnames[:2]
 
 
 @click.command()
 @click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default="openmpi", show_default=True,
               help="MPI library to measure with.")
 @click.option("--hosts", help="Two hosts, comma-separated, one rank on each (default: both ranks here).")
+@click.option("--cluster", "on_cluster", is_flag=True,
+              help="Measure between the first two nodes of the emulated cluster (scalewise cluster up).")
 @click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
               "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
 @click.option("--reps", default=50, show_default=True, type=click.IntRange(1), help="Round trips per size.")
 @click.option("--name", default="calibrated", show_default=True, help="Network name in the file.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
-def calibrate(flavour: str, hosts: str | None, eager_limit: int | None, reps: int, name: str, output: Path) -> None:
+def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int, name: str,
+              output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts."""
-    from scalewise.errors import ScalewiseError
-    from scalewise.whatif.calibrate import EAGER, fit, measure, write_network
-
     host_list = [h.strip() for h in hosts.split(",")] if hosts else None
     if host_list is not None and (len(host_list) != 2 or not all(host_list)):
         raise ScalewiseError(f"--hosts: expected two host names separated by a comma, got '{hosts}'")
+    if host_list and on_cluster:
+        raise ScalewiseError("--hosts and --cluster: give one of them")
     if output.suffix not in (".yaml", ".yml"):
         raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
-    points = measure(flavour, host_list, reps=reps)
+    launcher = None
+    if on_cluster:
+        launcher, host_list = _on_cluster(flavour)
+    points = measure(flavour, host_list, reps=reps, launcher=launcher)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
     net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}")

@@ -34,10 +34,6 @@ SEC_RANK_INDEX = 3
 SEC_RANKS = 4
 SEC_RANK_LIFECYCLE = 5
 SEC_CALL_SITES = 6
-SEC_MPIT = 8
-SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
-                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites", SEC_MPIT: "MPI_T"}
-MAX_PATH = 4096  # object paths of call sites
 
 # Since 1.2, the MPI_T section: status, flags, value kinds, bindings, limits.
 MPIT_READ, MPIT_OFF, MPIT_UNAVAILABLE = 0, 1, 2
@@ -52,6 +48,15 @@ MPIT_MAX_VALUES = 4096
 # pvar classes, in the MPI standard's order (model/mpit.py PVAR_CLASSES names them)
 (PVAR_STATE, PVAR_LEVEL, PVAR_SIZE, PVAR_PERCENTAGE, PVAR_HIGHWATERMARK, PVAR_LOWWATERMARK, PVAR_COUNTER,
  PVAR_AGGREGATE, PVAR_TIMER, PVAR_GENERIC) = range(10)
+SEC_TIMELINE = 7  # since 1.2: time bins and phases
+SEC_MPIT = 8  # since 1.2: MPI_T variables
+SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
+                 SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
+                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T"}
+MAX_PATH = 4096  # object paths of call sites
+MAX_PHASE_NAME = 128  # bytes of a phase name
+MAX_TIME_BINS = 65536  # time bins per rank
+TIMELINE_CAPPED = 0x1  # phases past SCALEWISE_MAX_PHASES are in "other phases"
 REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 
 NBINS = 48
@@ -80,7 +85,8 @@ RANK_DATA_FLOOR = 1 << 26
 CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (clock granularity)
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
-                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED}
+                 SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
+                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

@@ -25,9 +25,10 @@ from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
+from scalewise.logfile.timeline import parse_timeline
 from scalewise.model.mpit import MpitInfo, no_pvars
-from scalewise.model.profile import (FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS, RANK_COLUMNS,
-                                     SITE_COLUMNS, Profile)
+from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS,
+                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SITE_COLUMNS, Profile)
 
 
 class _Reader:
@@ -183,8 +184,7 @@ def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], nam
     raw = secs.get(L.SEC_CALL_SITES)
     if raw is None:
         return pd.DataFrame(columns=SITE_COLUMNS)
-    limit = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
-    rows = r.section_text(secs, L.SEC_CALL_SITES, limit, lambda b: parse_sites(order, b, blocks, names))
+    rows = r.section_text(secs, L.SEC_CALL_SITES, _section_limit(raw), lambda b: parse_sites(order, b, blocks, names))
     where = resolve(sorted({(row[2], row[3]) for row in rows}))
     return pd.DataFrame([(*row, *where[(row[2], row[3])]) for row in rows], columns=SITE_COLUMNS)
 
@@ -194,8 +194,26 @@ def _mpit(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int]) -> t
     raw = secs.get(L.SEC_MPIT)
     if raw is None:
         return MpitInfo(), no_pvars()
-    limit = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
-    return r.section_text(secs, L.SEC_MPIT, limit, lambda b: parse_mpit(order, b, blocks))
+    return r.section_text(secs, L.SEC_MPIT, _section_limit(raw), lambda b: parse_mpit(order, b, blocks))
+
+
+def _section_limit(raw: bytes) -> int:
+    """Optional per-rank sections inflate to at most this (docs/log-format.md)."""
+    return max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
+
+
+def _timeline(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> tuple[dict, bool]:
+    """The bins, phases and phase_functions frames (empty before format 1.2),
+    and whether some rank had more phases than its cap."""
+    raw = secs.get(L.SEC_TIMELINE)
+    if raw is None:
+        return {}, False
+    t = r.section_text(secs, L.SEC_TIMELINE, _section_limit(raw), lambda b: parse_timeline(order, b, blocks, names))
+    bins = pd.DataFrame(np.concatenate(t.bins) if t.bins else np.empty((0, len(BIN_COLUMNS))), columns=BIN_COLUMNS)
+    return ({"bins": bins.astype({"rank": int, "bin": int}),
+             "phases": pd.DataFrame(t.phases, columns=PHASE_COLUMNS),
+             "phase_functions": pd.DataFrame(t.phase_functions, columns=PHASE_FUNCTION_COLUMNS)},
+            bool(t.capped_ranks))
 
 
 def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
@@ -251,6 +269,11 @@ def read_profile(path) -> Profile:
         flags.add("aborted")
     meta["ranks_present"] = nblocks
     meta["hosts"] = sorted(hosts)
-    sites = _sites(r, order, secs, {e[0] for e in entries}, names)
-    mpit, pvars = _mpit(r, order, secs, {e[0] for e in entries})
-    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames)
+    present = {e[0] for e in entries}
+    sites = _sites(r, order, secs, present, names)
+    timeline, capped = _timeline(r, order, secs, present, names)
+    if capped:
+        flags.add("phases_capped")
+    mpit, pvars = _mpit(r, order, secs, present)
+    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
+                   **timeline)

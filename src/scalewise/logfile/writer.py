@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from scalewise.logfile import layout as L
+from scalewise.logfile.timeline import pack_timeline
 from scalewise.model.profile import LIFECYCLE_COLUMNS, Profile
 
 _ORDER = "<"
@@ -53,8 +54,9 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     """Write ``profile`` to ``path`` atomically; returns the path."""
     path = Path(path)
     functions = profile.functions
-    names = list(dict.fromkeys(functions["function"]))
-    classes = dict(zip(functions["function"], functions["fclass"]))
+    # Functions called only inside phases of a synthetic profile still need an id.
+    names = list(dict.fromkeys([*functions["function"], *profile.phase_functions["function"]]))
+    classes = {n: "other" for n in names} | dict(zip(functions["function"], functions["fclass"]))
     fn_ids = {n: i for i, n in enumerate(names)}
     fn_rows = _group(functions[["rank", "function", "calls", "time", "tmin", "tmax", "bytes"]], "rank")
     hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
@@ -91,6 +93,9 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         (L.SEC_RANK_INDEX, 0, b"".join(index)),
         (L.SEC_RANKS, 0, b"".join(blocks)),
     ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
+    timeline = _timeline(profile, fn_ids)
+    if timeline:
+        sections.append((L.SEC_TIMELINE, L.SECTION_COMPRESSED, zlib.compress(timeline)))
     flags = (L.LOG_PARTIAL if any_partial or len(index) < nranks or "partial" in profile.flags else 0)
     flags |= L.LOG_ABORTED if aborted or "aborted" in profile.flags else 0
     start = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
@@ -109,6 +114,15 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
             fh.write(data)
     os.replace(tmp, path)
     return path
+
+
+def _timeline(profile: Profile, fn_ids: dict[str, int]) -> bytes:
+    """The timeline section's records (format 1.2), for ranks with bins or phases."""
+    b, ph, pf = profile.bins, profile.phases, profile.phase_functions
+    ranks = sorted({int(r) for r in b["rank"]} | {int(r) for r in ph["rank"]})
+    capped = "phases_capped" in profile.flags
+    return b"".join(pack_timeline(_ORDER, r, capped, b[b["rank"] == r].sort_values("bin"), ph[ph["rank"] == r],
+                                  pf[pf["rank"] == r], fn_ids) for r in ranks)
 
 
 def _json_default(value):

@@ -20,6 +20,16 @@ Frames (times in seconds, sizes in bytes):
                base), calls, time, bytes, and where it is: func (may be
                empty) and location ("file:line", or "object+offset" without
                debug information)
+``bins``       from logs of format 1.2: one row per (rank, time bin): rank,
+               bin, start (seconds after the rank's MPI_Init return, which
+               all ranks leave together), width, mpi_time, compute_time; the
+               last bin of a rank may be shorter than width
+``phases``     from logs of format 1.2: one row per (rank, MPI_Pcontrol
+               phase): rank, phase (its label: a name, "phase N",
+               "(outside phases)" or "(other phases)"), order (first
+               entered), wall, mpi_time, compute_time
+``phase_functions`` one row per (rank, phase, function called in it): rank,
+               phase, function, calls, time, bytes
 ``p2p``        one row per (src, dst) pair with traffic, in MPI_COMM_WORLD
                ranks: src, dst, messages, bytes
 ``pvars``      from logs of format 1.2: one row per (rank, MPI_T performance
@@ -43,10 +53,16 @@ FUNCTION_COLUMNS = ["rank", "function", "fclass", "calls", "time", "tmin", "tmax
 HIST_COLUMNS = ["rank", "function", "bin", "lo", "hi", "count"]
 P2P_COLUMNS = ["src", "dst", "messages", "bytes"]
 SITE_COLUMNS = ["rank", "function", "object", "offset", "calls", "time", "bytes", "func", "location"]
+BIN_COLUMNS = ["rank", "bin", "start", "width", "mpi_time", "compute_time"]
+PHASE_COLUMNS = ["rank", "phase", "order", "wall", "mpi_time", "compute_time"]
+PHASE_FUNCTION_COLUMNS = ["rank", "phase", "function", "calls", "time", "bytes"]
 
 
-def _no_sites() -> pd.DataFrame:
-    return pd.DataFrame(columns=SITE_COLUMNS)
+def _empty(columns: list[str]):
+    return lambda: pd.DataFrame(columns=columns)
+
+
+_no_sites = _empty(SITE_COLUMNS)
 
 
 def bin_bounds(b: int) -> tuple[int, int]:
@@ -75,6 +91,9 @@ class Profile:
     sites: pd.DataFrame = field(default_factory=_no_sites)
     pvars: pd.DataFrame = field(default_factory=no_pvars)
     mpit: MpitInfo = field(default_factory=MpitInfo)
+    bins: pd.DataFrame = field(default_factory=_empty(BIN_COLUMNS))
+    phases: pd.DataFrame = field(default_factory=_empty(PHASE_COLUMNS))
+    phase_functions: pd.DataFrame = field(default_factory=_empty(PHASE_FUNCTION_COLUMNS))
 
     @property
     def nranks(self) -> int:
@@ -100,6 +119,20 @@ class Profile:
                     bytes=("bytes", "sum"), tmin=("tmin", "min"), tmax=("tmax", "max"))
         return out.sort_values("time", ascending=False)
 
+    def _timeline_json(self, per_rank: dict[int, dict[str, Any]]) -> None:
+        """Format 1.2: each rank's time bins and phases (docs/json-schema.md)."""
+        for rank, b in self.bins.groupby("rank"):
+            per_rank[int(rank)]["bins"] = {"width": float(b["width"].iloc[0]),
+                                           "mpi_time": b["mpi_time"].astype(float).tolist(),
+                                           "compute_time": b["compute_time"].astype(float).tolist()}
+        for ph in self.phases.itertuples(index=False):
+            per_rank[int(ph.rank)].setdefault("phases", {})[ph.phase] = {
+                "wall": float(ph.wall), "mpi_time": float(ph.mpi_time), "compute_time": float(ph.compute_time),
+                "functions": {}}
+        for f in self.phase_functions.itertuples(index=False):
+            per_rank[int(f.rank)]["phases"][f.phase]["functions"][f.function] = {
+                "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes)}
+
     def to_json_dict(self) -> dict[str, Any]:
         """The documented JSON view (docs/json-schema.md)."""
         per_rank: dict[int, dict[str, Any]] = {}
@@ -120,6 +153,7 @@ class Profile:
             }
         for h in self.hist.itertuples(index=False):
             per_rank[int(h.rank)]["functions"][h.function]["histogram"][str(int(h.bin))] = int(h.count)
+        self._timeline_json(per_rank)
         return {
             "format": self.meta.get("format"),
             "meta": self.meta,

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,20 +34,35 @@ EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 81
 _LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?best_half_rtt_us=([\d.]+)")
 
 
+# Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
+Launcher = Callable[[list[str]], tuple[list[str], dict[str, str]]]
+
+
+def two_ranks(flavour: str, one_per_node: bool = False) -> list[str]:
+    """The launcher words that start 2 ranks (one on each of two nodes with ``one_per_node``)."""
+    if flavour == "openmpi":
+        return ["mpirun.openmpi", "-np", "2", *(["-npernode", "1"] if one_per_node else [])]
+    return ["mpiexec.mpich", "-n", "2", *(["-ppn", "1"] if one_per_node else [])]
+
+
 def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Two ranks here, or one on each of ``hosts``, with the library's launcher."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     if flavour == "openmpi":
         where = ["-H", ",".join(hosts)] if hosts else []
-        return ["mpirun.openmpi", "--bind-to", "none", *where, "-np", "2", *argv], env
+        return [*two_ranks(flavour), "--bind-to", "none", *where, *argv], env
     env, _ = with_mpich_ucx(env, oversubscribed=False)
     where = ["-hosts", ",".join(hosts)] if hosts else []
-    return ["mpiexec.mpich", *where, "-n", "2", *argv], env
+    return [*two_ranks(flavour), *where, *argv], env
 
 
-def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50) -> dict[int, float]:
-    """Fastest half round trip in seconds per message size."""
+def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
+            launcher: Launcher | None = None) -> dict[int, float]:
+    """Fastest half round trip in seconds per message size; ``launcher`` (e.g. across emulated
+    nodes) replaces the library's own launch here or on ``hosts``."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
-    cmd, env = launch(flavour, hosts, [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)])
+    argv = [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
+    cmd, env = launcher(argv) if launcher else launch(flavour, hosts, argv)
     try:
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:

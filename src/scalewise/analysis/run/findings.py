@@ -21,6 +21,7 @@ from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
+from scalewise.analysis.run.timeline import Timeline, phase_function_table, phase_table, timeline
 from scalewise.analysis.run.volume import DataVolume, data_volume
 from scalewise.formatting import human_bytes, plural
 from scalewise.formatting import short_pct as _pct
@@ -56,6 +57,9 @@ class RunAnalysis:
     pvars: pd.DataFrame = field(default_factory=pd.DataFrame)
     mpit_status: str | None = None
     cvars: dict[str, str] = field(default_factory=dict)
+    timeline: Timeline | None = None
+    phases: pd.DataFrame = field(default_factory=pd.DataFrame)
+    phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -83,6 +87,12 @@ class RunAnalysis:
                        "per_rank": _records(v.per_rank)},
             "call_sites": _records(self.sites),
             "mpit": {"status": self.mpit_status, "pvars": _records(self.pvars), "cvars": self.cvars},
+            "timeline": None if self.timeline is None else {
+                "bin_width": self.timeline.width, "bins": _records(self.timeline.over_time),
+                "per_rank": [{"rank": int(rank), "mpi_share": row.tolist()}
+                             for rank, row in self.timeline.share.iterrows()]},
+            "phases": _records(self.phases),
+            "phase_functions": _records(self.phase_functions),
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -276,6 +286,9 @@ def analyse(profile: Profile) -> RunAnalysis:
         pvars=pvar_table(profile),
         mpit_status=profile.mpit.status,
         cvars=dict(profile.mpit.cvars),
+        timeline=timeline(profile),
+        phases=phase_table(profile),
+        phase_functions=phase_function_table(profile),
         matrix=comm_matrix(profile),
         neighbourhood=neighbourhood(profile),
         volume=data_volume(profile),

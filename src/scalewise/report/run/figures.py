@@ -22,6 +22,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, MultipleLo
 from scalewise.analysis.run.breakdown import TimeBreakdown
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution
+from scalewise.analysis.run.timeline import Timeline
 from scalewise.analysis.run.volume import DataVolume
 from scalewise.formatting import human_bytes
 from scalewise.report.style import BYTES, CLASS_COLOURS, COUNT, label_inches, legend_beside
@@ -230,5 +231,44 @@ def p6_data_per_rank(v: DataVolume) -> Figure:
     binary_byte_axis(ax, float(bottom.max()) if len(bottom) else 0.0)
     ax.set_ylabel("bytes sent")
     ax.set_title(f"Data per rank; {human_bytes(v.total)} in total over all ranks", fontsize=10)
+    legend_beside(fig, *ax.get_legend_handles_labels())
+    return fig
+
+
+def _time_axis(ax, t: Timeline) -> None:
+    ax.set_xlabel(f"seconds after MPI_Init (bins of {t.width * 1e3:.3g} ms)")
+
+
+def p1_mpi_share_heatmap(t: Timeline) -> Figure:
+    """P1: MPI share of each rank (rows) in each time bin (columns)."""
+    ranks = len(t.share)
+    fig = _figure(9.0, min(1.6 + 0.12 * ranks, 6.0), left=0.8, right=0.3, top=0.45)
+    ax = fig.add_subplot()
+    end = float(t.over_time["start"].iloc[-1]) + t.width
+    # Rasterised: thousands of cells as vectors make a multi-megabyte SVG.
+    im = ax.imshow(np.ma.masked_invalid(t.share.to_numpy(float)) * 100, cmap="Reds", vmin=0, vmax=100,
+                   aspect="auto", interpolation="nearest", extent=(0, end, ranks - 0.5, -0.5), rasterized=True)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: str(t.share.index[int(v)]) if 0 <= v < ranks else ""))
+    ax.set_ylabel("rank")
+    _time_axis(ax, t)
+    fig.colorbar(im, ax=ax, shrink=0.9, pad=0.01).set_label("% MPI")
+    ax.set_title("MPI share per rank over time", fontsize=10)
+    return fig
+
+
+def p1_mpi_share_over_time(t: Timeline) -> Figure:
+    """P1: MPI share of all ranks together per time bin, with the lowest and highest rank."""
+    fig = _figure(8.0, 3.0)
+    ax = fig.add_subplot()
+    o = t.over_time
+    mid = o["start"] + t.width / 2
+    ax.fill_between(mid, 100 * o["share_min"], 100 * o["share_max"], color=MPI, alpha=0.18, linewidth=0,
+                    label="lowest to highest rank")
+    ax.plot(mid, 100 * o["mpi_share"], color=MPI, label="all ranks")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("% MPI")
+    _time_axis(ax, t)
+    ax.set_title("MPI share over time", fontsize=10)
     legend_beside(fig, *ax.get_legend_handles_labels())
     return fig

@@ -19,6 +19,12 @@ def _no_ranks(a: RunAnalysis) -> str | None:
     return "No rank recorded any time." if a.breakdown.nranks_present == 0 else None
 
 
+def _no_bins(a: RunAnalysis) -> str | None:
+    if a.timeline is None:
+        return "This log has no time bins (logs of format 1.2 on have them, unless SCALEWISE_BINS=0)."
+    return None
+
+
 def _no_calls(a: RunAnalysis) -> str | None:
     return "No MPI calls were recorded, so there is nothing to break down." if a.functions.empty else None
 
@@ -44,6 +50,14 @@ FIGURES: list[FigureSpec] = [
                figures.p1_mpi_vs_compute, lambda a: (a.breakdown,),
                "Each rank's wall time split into compute (light) and MPI (red), ranks ordered by their MPI share. "
                "A rising red band means some ranks wait for others.", _no_ranks),
+    *(FigureSpec(ident, "P1", "time", title, function, lambda a: (a.timeline,), caption, _no_bins)
+      for ident, title, function, caption in (
+          ("p1-mpi-share-heatmap", "MPI share per rank over time", figures.p1_mpi_share_heatmap,
+           "Each rank's share of time inside MPI in each time bin; the ranks leave MPI_Init together, so a "
+           "column is the same moment on every rank."),
+          ("p1-mpi-share-over-time", "MPI share over time", figures.p1_mpi_share_over_time,
+           "MPI time of all ranks over their wall time in each time bin; the band spans the lowest and highest "
+           "rank."))),
     FigureSpec("p2-time-per-function", "P2", "functions", "Time per MPI function",
                figures.p2_time_per_function, lambda a: (a.functions,),
                "Time in each MPI function summed over ranks, as % of all ranks' wall time (left) and of all MPI time (right).",

@@ -78,6 +78,18 @@ def _pvars(a: RunAnalysis) -> Table:
     return t
 
 
+def _phases(a: RunAnalysis) -> Table:
+    t = Table(title="Phases (MPI_Pcontrol): wall of the longest rank, MPI and compute per rank on average",
+              box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("phase", "wall", "MPI", "compute", "%MPI", "calls", "top function"):
+        t.add_column(col, justify="left" if col in ("phase", "top function") else "right")
+    for r in a.phases.itertuples(index=False):
+        top = r.top_function if isinstance(r.top_function, str) else ""
+        t.add_row(Text(terminal_text(r.phase, 60)), seconds(r.wall_max), seconds(r.mpi_mean), seconds(r.compute_mean),
+                  pct(r.mpi_pct), count(r.calls), Text(terminal_text(top, 40)))
+    return t
+
+
 def print_summary(profile: Profile, console: Console | None = None, analysis: RunAnalysis | None = None) -> None:
     """Print the summary of one run to ``console`` (stdout by default)."""
     c = console or Console()
@@ -95,6 +107,8 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
         c.print(_functions(a))
     if not a.pvars.empty:
         c.print(_pvars(a))
+    if len(a.phases) > 1:  # the application marked phases: more than "(outside phases)"
+        c.print(_phases(a))
     if a.findings:
         c.print("Findings", style="bold")
         for f in a.findings:

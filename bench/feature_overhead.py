@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Cost of call sites, side by side: bench/overhead.c under the profiler with
-call sites off (SCALEWISE_SITES=0) and on, alternating in one session, plus
-bare runs for scale; prints the added time per call of the sites.
+"""Cost of one profiler feature, side by side: bench/overhead.c under the
+profiler with the feature off and on (call sites: SCALEWISE_SITES, time bins:
+SCALEWISE_BINS), alternating in one session, plus bare runs for scale; prints
+the added time per call of the feature.
 
-usage: sites_overhead.py [--iters N] [--rounds R] [--ranks 1] [--flavours openmpi,mpich]
+usage: feature_overhead.py {sites,bins} [--iters N] [--rounds R] [--ranks 1] [--flavours openmpi,mpich]
 """
 
 from __future__ import annotations
@@ -23,20 +24,24 @@ from overhead import ROOT, build, launcher, run_once  # noqa: E402
 sys.path.insert(0, str(ROOT / "src"))
 from scalewise.launch.preload import library_path  # noqa: E402
 
-MODES = (("bare", None), ("sites off", {"SCALEWISE_SITES": "0"}), ("sites on", {"SCALEWISE_SITES": "1"}))
+# Each feature: its variable and its "on" value (the default).
+FEATURES = {"sites": ("SCALEWISE_SITES", "1"), "bins": ("SCALEWISE_BINS", "64")}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("feature", choices=sorted(FEATURES))
     ap.add_argument("--iters", type=int, default=200000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--ranks", default="1")
     ap.add_argument("--flavours", default="openmpi,mpich")
     a = ap.parse_args()
-    table = Table(title="Call sites: added cost per call (ns), profiled with sites on vs off")
-    for col in ("MPI", "ranks", "kernel", "bare min", "off min", "on min", "sites/call min", "off median",
-                "on median", "sites/call median"):
+    var, on = FEATURES[a.feature]
+    modes = (("bare", None), ("off", {var: "0"}), ("on", {var: on}))
+    table = Table(title=f"{a.feature}: added cost per call (ns), profiled with {var} on vs off")
+    for col in ("MPI", "ranks", "kernel", "bare min", "off min", "on min", "per call min", "off median",
+                "on median", "per call median"):
         table.add_column(col, justify="right")
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
@@ -47,20 +52,19 @@ def main() -> int:
                 samples: dict[str, dict[str, list[float]]] = {}
                 calls: dict[str, int] = {}
                 for _ in range(a.rounds):
-                    for mode, extra in MODES:
+                    for mode, extra in modes:
                         res = run_once(cmd, lib if extra else None, tmpd / "o.swlog", extra)
                         res.pop("hwm", None)
                         for k, (c, ts) in res.items():
                             calls[k] = c
-                            samples.setdefault(k, {m: [] for m, _ in MODES})[mode] += ts
+                            samples.setdefault(k, {m: [] for m, _ in modes})[mode] += ts
                 for k, s in samples.items():
                     c = calls[k]
                     mins = {m: min(v) for m, v in s.items()}
                     meds = {m: statistics.median(v) for m, v in s.items()}
-                    table.add_row(flavour, str(n), k, f"{mins['bare']:.1f}", f"{mins['sites off']:.1f}",
-                                  f"{mins['sites on']:.1f}", f"{(mins['sites on'] - mins['sites off']) / c:.1f}",
-                                  f"{meds['sites off']:.1f}", f"{meds['sites on']:.1f}",
-                                  f"{(meds['sites on'] - meds['sites off']) / c:.1f}")
+                    table.add_row(flavour, str(n), k, f"{mins['bare']:.1f}", f"{mins['off']:.1f}",
+                                  f"{mins['on']:.1f}", f"{(mins['on'] - mins['off']) / c:.1f}",
+                                  f"{meds['off']:.1f}", f"{meds['on']:.1f}", f"{(meds['on'] - meds['off']) / c:.1f}")
     Console(width=160).print(table)
     return 0
 

@@ -1,0 +1,65 @@
+"""The what-if replay against reality on emulated nodes: a trace recorded on one
+link rate, predicted for another from that link's own calibration, and the run
+measured there (the small version of the accuracy table in docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scalewise.cluster import cluster_up, parse_rate
+from scalewise.launch.preload import build_dir
+from scalewise.whatif.network import load_network
+
+SW = str(Path(os.sys.executable).with_name("scalewise"))
+LAUNCHER = {"openmpi": ["mpirun.openmpi", "-np", "2", "-npernode", "1"],
+            "mpich": ["mpiexec.mpich", "-n", "2", "-ppn", "1"]}
+# Long enough (about a second of compute per rank) that a scheduling hiccup is not the error.
+APP = ["dft", "--n", "96", "--bands", "16", "--iters", "6"]
+WALL_BOUND, SHARE_BOUND = 0.15, 10.0
+
+
+def _sw(*args: str) -> subprocess.CompletedProcess:
+    done = subprocess.run([SW, *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _calibrate(mpi: str, out: Path) -> Path:
+    _sw("calibrate", "--cluster", "--mpi", mpi, "--reps", "20", "-o", str(out))
+    return out
+
+
+def _traced_run(mpi: str, out: Path) -> tuple[Path, Path]:
+    exe = str(build_dir() / mpi / "proxies" / APP[0])
+    done = _sw("run", "--cluster", "--trace", "--quiet", "-o", str(out), "--", *LAUNCHER[mpi], exe, *APP[1:])
+    assert "status=PASS" in done.stdout
+    log = Path(re.search(r"profile: (\S+)", done.stdout).group(1))
+    return log, log.with_suffix(".swtrace")
+
+
+def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_path):
+    cluster_up(2, parse_rate("100mbit"))
+    net = load_network(_calibrate("openmpi", tmp_path / "fe.yaml"))
+    assert net.eager_limit == 65536  # Open MPI's TCP transport between nodes, not shared memory
+    large = net.ranges[-1].bandwidth_gbit_s
+    assert 0.080 <= large <= 0.105, large  # the shaped 100 Mbit/s, not this machine's memory bandwidth
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, tmp_path):
+    cluster_up(2, parse_rate("1gbit"))
+    _, trace = _traced_run(mpi, tmp_path / "gige")
+    cluster_up(2, parse_rate("100mbit"))
+    net = _calibrate(mpi, tmp_path / "fe.yaml")
+    measured, _ = _traced_run(mpi, tmp_path / "fe")
+    done = _sw("whatif", str(trace), "--network", str(net), "--mpi", mpi, "--measured", str(measured), "--json")
+    err = json.loads(done.stdout)["errors"][0]
+    detail = f"{mpi}: recorded at 1 Gbit/s, predicted for 100 Mbit/s: {err}"
+    assert abs(err["wall_error"]) <= WALL_BOUND, detail
+    assert abs(err["mpi_share_points"]) <= SHARE_BOUND, detail
