@@ -11,6 +11,7 @@ import struct
 import pandas as pd
 
 from scalewise.logfile import layout as L
+from scalewise.logfile.cursor import Cursor
 from scalewise.model.mpit import (PVAR_CLASSES, PVAR_COLUMNS, STATUS_OFF, STATUS_READ, STATUS_UNAVAILABLE, MpitInfo,
                                   reduce_values)
 
@@ -18,16 +19,7 @@ STATUSES = {L.MPIT_READ: STATUS_READ, L.MPIT_OFF: STATUS_OFF, L.MPIT_UNAVAILABLE
 BINDINGS = {L.MPIT_BIND_NONE: "none", L.MPIT_BIND_WORLD: "comm_world"}
 
 
-class _Cursor:
-    def __init__(self, order: str, raw: bytes):
-        self.order, self.raw, self.pos = order, raw, 0
-
-    def take(self, fmt: str) -> tuple:
-        s = struct.Struct(self.order + fmt)
-        out = s.unpack_from(self.raw, self.pos)
-        self.pos += s.size
-        return out
-
+class _Cursor(Cursor):
     def text(self, cap: int, what: str, *, name: bool = False) -> str:
         (n,) = self.take("H")
         if n > cap or self.pos + n > len(self.raw):
@@ -49,7 +41,7 @@ class _Cursor:
 def _named_texts(c: _Cursor, cap: int, what: str) -> dict[str, str]:
     """A u32 count, then that many (name, text) pairs: cvar values or pvar descriptions."""
     (n,) = c.take("I")
-    if n * 4 > len(c.raw) - c.pos:
+    if n * 4 > c.left():
         raise ValueError(f"{n} {what}s do not fit the section")
     out = {}
     for _ in range(n):
