@@ -12,6 +12,7 @@
 #include "hot.h"
 #include "job.h"
 #include "logwrite.h"
+#include "mpit.h"
 #include "phases.h"
 #include "sites.h"
 #include "trace.h"
@@ -61,6 +62,8 @@ static void load_config(sw_config *c)
     c->max_comms = env_uint("SCALEWISE_MAX_COMMS", 4096);
     c->max_threads = env_uint("SCALEWISE_MAX_THREADS", 64);
     c->max_sites = env_uint("SCALEWISE_MAX_SITES", 4096);
+    c->max_pvars = env_uint("SCALEWISE_MPIT_MAX_PVARS", 256);
+    c->max_cvars = env_uint("SCALEWISE_MPIT_MAX_CVARS", 4096);
     c->max_phases = env_uint("SCALEWISE_MAX_PHASES", 64);
     const char *s = getenv("SCALEWISE_SITES");
     sw_sites_on = !(s && strcmp(s, "0") == 0);
@@ -214,6 +217,7 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     sw_pmpi.Comm_dup(MPI_COMM_WORLD, &sw_J.comm);
     sw_pmpi.Comm_group(MPI_COMM_WORLD, &sw_J.world_group);
     choose_log_path();
+    sw_mpit_start();
     record_once(fn, t1 - t0);
     sw_J.active = sw_J.enabled = 1;
     /* Every rank's window, and so its time bins, starts as this barrier
@@ -255,6 +259,7 @@ static int stop(void)
     sw_J.active = 0;
     sw_phases_stop(sw_J.tsc1);
     sw_J.rss_finalize = resident_bytes();
+    sw_mpit_read();
     calibrate();
     return 1;
 }
@@ -271,6 +276,7 @@ void sw_finishing(int fn)
     sw_J.finalize_ticks = sw_ticks() - t;
     record_once(fn, sw_J.finalize_ticks);
     sw_write_log(0);
+    sw_mpit_finish();
     sw_trace_finish();
     sw_pmpi.Group_free(&sw_J.world_group);
     sw_pmpi.Comm_free(&sw_J.comm);

@@ -27,6 +27,8 @@ typedef struct {
     unsigned max_comms;
     unsigned max_threads;
     unsigned max_sites;  /* SCALEWISE_MAX_SITES, per thread */
+    unsigned max_pvars;  /* SCALEWISE_MPIT_MAX_PVARS */
+    unsigned max_cvars;  /* SCALEWISE_MPIT_MAX_CVARS */
     unsigned bins;       /* SCALEWISE_BINS: time bins, even; 0 off */
     unsigned max_phases; /* SCALEWISE_MAX_PHASES */
 } sw_config;

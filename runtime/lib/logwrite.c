@@ -13,46 +13,17 @@
 
 #include <dlfcn.h>
 
+#include "buf.h"
 #include "job.h"
 #include "bins.h"
 #include "logwrite.h"
+#include "mpit.h"
 #include "phases.h"
 #include "sites.h"
 
 #ifndef SW_VERSION
 #define SW_VERSION "unknown"
 #endif
-
-typedef struct {
-    unsigned char *p;
-    size_t n, cap;
-    int failed;
-} sw_buf;
-
-static void put(sw_buf *b, const void *src, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-static void put8(sw_buf *b, uint8_t v) { put(b, &v, 1); }
-static void put16(sw_buf *b, uint16_t v) { put(b, &v, 2); }
-static void put32(sw_buf *b, uint32_t v) { put(b, &v, 4); }
-static void put64(sw_buf *b, uint64_t v) { put(b, &v, 8); }
-static void puts_(sw_buf *b, const char *s) { put(b, s, strlen(s)); }
 
 static uint64_t ns(uint64_t ticks) { return (uint64_t)((double)ticks * sw_J.ns_per_tick + 0.5); }
 
@@ -428,11 +399,12 @@ static void pack_timeline(sw_buf *b)
 
 /* Rank 0's part: the index and the blocks from every rank, then the file. */
 static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const unsigned char *blocks,
-                       uint32_t nblocks, const sw_buf *sites, const sw_buf *timeline)
+                       uint32_t nblocks, const sw_buf *sites, const sw_buf *timeline, const sw_buf *mpit)
 {
-    sw_section sec[7] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
+    sw_section sec[8] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
                          {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}, {SW_SEC_RANK_LIFECYCLE, 0, {0}},
-                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_TIMELINE, SW_SEC_COMPRESSED, {0}}};
+                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_TIMELINE, SW_SEC_COMPRESSED, {0}},
+                         {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
     sw_buf meta = {0}, names = {0};
     uint64_t off = 0;
     for (uint32_t i = 0; i < nblocks; i++) {
@@ -456,11 +428,11 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     pack_meta(&meta, log_flags);
     pack_functions(&names);
     int err = ENOMEM;
-    /* Call sites and the timeline are optional: a log without them
+    /* Call sites, the timeline and MPI_T are optional: a log without them
      * (SCALEWISE_SITES=0, or no memory to gather them) is still whole. */
     int nsec = 5;
-    const sw_buf *optional[2] = {sites, timeline};
-    for (int k = 0; k < 2; k++) {
+    const sw_buf *optional[3] = {sites, timeline, mpit};
+    for (int k = 0; k < 3; k++) {
         sw_section *to = &sec[nsec];
         if (optional[k]->n && !optional[k]->failed) {
             *to = sec[5 + k];
@@ -483,7 +455,7 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
         free(sec[k].data.p);
 }
 
-/* Every rank's record of an optional section (call sites, timeline) to rank
+/* Every rank's record of an optional section (call sites, timeline, MPI_T) to rank
  * 0 (counts non-NULL there), kept in rank order for the ranks whose block
  * arrived (info: rank, stored size, ...). */
 static void gather_section(const sw_buf *mine, sw_buf *out, const int *info, int *counts, int *displs)
@@ -516,7 +488,7 @@ void sw_write_log(unsigned log_flags)
     int mine[4] = {sw_J.rank, ok ? (int)z.n : 0, ok ? (int)raw.n : 0, (int)flags};
     uint64_t life[SW_LIFE_VALUES];
     lifecycle_values(life);
-    sw_buf sites = {0}, timeline = {0};
+    sw_buf sites = {0}, timeline = {0}, pvars = {0}, mpit = {0};
     if (sw_sites_on)
         pack_sites(&sites);
     if (sites.failed || sites.n > 0x7fffffff)
@@ -529,9 +501,15 @@ void sw_write_log(unsigned log_flags)
     pack_timeline(&timeline);
     if (timeline.failed || timeline.n > 0x7fffffff)
         timeline.n = 0;
+    sw_mpit_pack_rank(&pvars);
+    if (pvars.failed || pvars.n > 0x7fffffff)
+        pvars.n = 0;
+    if (sw_J.rank == 0 || (log_flags & SW_LOG_ABORTED))
+        sw_mpit_pack_head(&mpit);
     if (log_flags & SW_LOG_ABORTED) {
+        put(&mpit, pvars.p, pvars.n);
         if (ok)
-            write_root(log_flags, mine, life, z.p, 1, &sites, &timeline);
+            write_root(log_flags, mine, life, z.p, 1, &sites, &timeline, &mpit);
     } else {
         int root = sw_J.rank == 0, n = sw_J.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
@@ -553,6 +531,7 @@ void sw_write_log(unsigned log_flags)
         sw_buf site_all = {0}, timeline_all = {0};
         gather_section(&sites, &site_all, info, root ? counts : NULL, displs);
         gather_section(&timeline, &timeline_all, info, root ? counts : NULL, displs);
+        gather_section(&pvars, &mpit, info, root ? counts : NULL, displs);
         /* Leave no message in flight when MPI_Finalize starts: MPICH 4.0 over
          * UCX/TCP can hang in finalize while a rank's last send is still
          * being acknowledged. */
@@ -565,7 +544,7 @@ void sw_write_log(unsigned log_flags)
                     memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
                 }
-            write_root(log_flags, info, lives, all, kept, &site_all, &timeline_all);
+            write_root(log_flags, info, lives, all, kept, &site_all, &timeline_all, &mpit);
         } else if (root) {
             fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_J.logpath);
         }
@@ -581,4 +560,6 @@ void sw_write_log(unsigned log_flags)
     free(z.p);
     free(sites.p);
     free(timeline.p);
+    free(pvars.p);
+    free(mpit.p);
 }

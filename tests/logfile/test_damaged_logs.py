@@ -49,7 +49,7 @@ def test_the_undamaged_log_loads(real_log, tmp_path):
     profile = scalewise.load(path)
     assert sorted(profile.ranks["rank"]) == [0, 1]
     assert set(sections(real_log)) == {"meta", "functions", "rank index", "ranks", "rank lifecycle", "call sites",
-                                         "timeline"}
+                                       "timeline", "MPI_T"}
 
 
 @pytest.mark.parametrize("keep", ["20 bytes", "header", "half", "all but 1"])

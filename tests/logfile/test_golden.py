@@ -6,7 +6,7 @@ the runtime (formats 1.0 and 1.1, MPICH 4.0.2) for `mpiexec.mpich -n 3 ring 5
 256 fan` (tests/runtime/programs/ring.c): 5 Sendrecv of 256 bytes to the right
 neighbour, then one 256-byte Isend/Irecv to each other rank, completed by one
 Waitall, then a Barrier.  1.1 adds the rank lifecycle and call-site sections.
-1.2 has a golden log of its own, of the planted phases (below)."""
+1.2 has golden logs of its own, of the planted phases and of MPI_T (below)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,27 @@ def test_golden_reads_exactly(version):
         assert m.loc[(r, right), "bytes"] == (ITERS + 1) * NBYTES
     assert len(m) == P * (P - 1) and m["messages"].sum() == P * ITERS + P * (P - 1)
     assert ((p.ranks["mpi_time"] + p.ranks["compute_time"] - p.ranks["wall"]).abs() < 1e-6).all()
+
+
+def test_golden_1_2_mpit_reads_exactly():
+    """golden-1.2-mpit-openmpi-unexpected.swlog: format 1.2 (Open MPI 4.1.4),
+    `OMPI_MCA_btl_vader_eager_limit=8192 mpirun.openmpi --mca btl self,vader
+    -np 2 unexpected` (tests/runtime/programs/unexpected.c): rank 0 sends 10
+    ints rank 1 never receives, so at MPI_Finalize they wait in rank 1's
+    unexpected queue for peer 0."""
+    p = scalewise.load(DATA / "golden-1.2-mpit-openmpi-unexpected.swlog")
+    assert p.meta["format"] == "1.2" and p.nranks == 2 and not p.partial
+    assert p.mpit.status == "read" and not p.mpit.pvars_capped and not p.mpit.cvars_capped
+    v = p.pvars.set_index(["rank", "variable"])
+    assert v.loc[(1, "pml_ob1_unexpected_msgq_length"), "values"] == (10, 0)
+    assert v.loc[(0, "pml_ob1_unexpected_msgq_length"), "values"] == (0, 0)
+    assert set(v.index.get_level_values("variable")) == {"mpool_hugepage_bytes_allocated",
+                                                         "pml_ob1_unexpected_msgq_length", "pml_ob1_posted_recvq_length"}
+    assert p.mpit.cvars["btl_vader_eager_limit"] == "8192" and p.mpit.cvars["btl"] == "self,vader"
+    assert p.mpit.cvars["mpi_leave_pinned"] == "auto"  # an enumerated value, by its name
+    f = p.functions.set_index(["rank", "function"])
+    assert f.loc[(0, "MPI_Send"), "calls"] == 10 and f.loc[(0, "MPI_Send"), "bytes"] == 40
+    assert p.p2p[["src", "dst", "messages", "bytes"]].values.tolist() == [[0, 1, 10, 40]]
 
 
 def test_golden_1_2_reads_bins_and_phases():

@@ -51,8 +51,8 @@ def test_struct_formats_have_the_declared_sizes():
 
 def test_section_ids_are_distinct_and_named():
     ids = [layout.SEC_META, layout.SEC_FUNCTIONS, layout.SEC_RANK_INDEX, layout.SEC_RANKS, layout.SEC_RANK_LIFECYCLE,
-           layout.SEC_CALL_SITES, layout.SEC_TIMELINE]
-    assert len(set(ids)) == 7
+           layout.SEC_CALL_SITES, layout.SEC_TIMELINE, layout.SEC_MPIT]
+    assert len(set(ids)) == 8
     assert set(layout.SECTION_NAMES) == set(ids)
 
 

@@ -5,9 +5,12 @@ so "from conftest import ..." would be ambiguous."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
+from scalewise.model.mpit import PVAR_COLUMNS, MpitInfo
 from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, PHASE_COLUMNS,
                                      PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, Profile, bin_bounds)
 
@@ -91,3 +94,20 @@ def zero_call_profile() -> Profile:
                           "nthreads": [1, 1], "partial": [False, False]})
     return Profile({"nranks": 2, "command": ["./serial_work"]}, ranks, pd.DataFrame(columns=FUNCTION_COLUMNS),
                    pd.DataFrame(columns=HIST_COLUMNS), pd.DataFrame(columns=P2P_COLUMNS))
+
+
+def with_mpit(profile: Profile, status: str = "read") -> Profile:
+    """``profile`` with MPI_T readings of known values on every rank: an
+    unexpected-queue length per peer (rank r holds r messages from peer 0),
+    a high-water mark (rank r: 2r on one element, 1 on the other) and a
+    counter at zero everywhere; two control variables, one with markup."""
+    rows = []
+    for r in profile.ranks["rank"]:
+        r = int(r)
+        rows += [(r, "queue_length", "size", "comm_world", r, (r, 0)),
+                 (r, "queue_highwater", "highwatermark", "none", max(2 * r, 1), (2 * r, 1)),
+                 (r, "idle_counter", "counter", "none", 0, (0,))]
+    pvars = pd.DataFrame(rows, columns=PVAR_COLUMNS) if status == "read" else pd.DataFrame(columns=PVAR_COLUMNS)
+    info = MpitInfo(status=status, cvars={"btl": "self,vader", "tag": "<b>bold</b>"} if status == "read" else {},
+                    descriptions={"queue_length": "Messages waiting <unmatched>", "queue_highwater": "Most waiting"})
+    return replace(profile, pvars=pvars, mpit=info)

@@ -32,8 +32,34 @@
 #define SW_SEC_RANK_LIFECYCLE 5 /* raw, since 1.1: per rank block, what MPI itself cost the rank */
 #define SW_SEC_CALL_SITES 6 /* zlib, since 1.1, optional: per rank block, its call sites */
 #define SW_SEC_TIMELINE 7   /* zlib, since 1.2: per rank block, MPI time in time bins and per phase */
-/* Section 8 is taken by format 1.2's MPI_T performance variables. */
 #define SW_MAX_PATH 4096    /* object paths in call-site records */
+#define SW_SEC_MPIT 8       /* zlib, since 1.2: MPI_T status, cvars in force (rank 0), pvars per rank block */
+
+/* MPI_T section: status (why there are no values), flags, limits */
+#define SW_MPIT_READ 0        /* MPI_T initialised: the variables below were read */
+#define SW_MPIT_OFF 1         /* SCALEWISE_MPIT=0 */
+#define SW_MPIT_UNAVAILABLE 2 /* the library has no MPI_T, or MPI_T_init_thread failed */
+#define SW_MPIT_PVARS_CAPPED 0x1u /* more pvars than SCALEWISE_MPIT_MAX_PVARS, or one with too many values */
+#define SW_MPIT_CVARS_CAPPED 0x2u /* more cvars than SCALEWISE_MPIT_MAX_CVARS */
+#define SW_MPIT_U64 0  /* pvar value kind: unsigned 64-bit integer */
+#define SW_MPIT_F64 1  /* pvar value kind: IEEE 754 double */
+#define SW_MPIT_BIND_NONE 0  /* pvar bound to no object */
+#define SW_MPIT_BIND_WORLD 1 /* pvar bound to a communicator, read on MPI_COMM_WORLD */
+#define SW_MPIT_MAX_NAME 255
+#define SW_MPIT_MAX_DESC 1023
+#define SW_MPIT_MAX_VALUE 1023 /* a cvar's value as text */
+#define SW_MPIT_MAX_VALUES 4096 /* elements of one pvar (per-peer variables have one per rank) */
+/* pvar classes, in the MPI standard's order (not the library's numbers) */
+#define SW_PVAR_STATE 0
+#define SW_PVAR_LEVEL 1
+#define SW_PVAR_SIZE 2
+#define SW_PVAR_PERCENTAGE 3
+#define SW_PVAR_HIGHWATERMARK 4
+#define SW_PVAR_LOWWATERMARK 5
+#define SW_PVAR_COUNTER 6
+#define SW_PVAR_AGGREGATE 7
+#define SW_PVAR_TIMER 8
+#define SW_PVAR_GENERIC 9
 #define SW_MAX_PHASE_NAME 128 /* bytes of a phase name (UTF-8) */
 #define SW_MAX_TIME_BINS 65536 /* time bins per rank (SCALEWISE_BINS) */
 #define SW_TIMELINE_CAPPED 0x1u /* timeline flag: phases past SCALEWISE_MAX_PHASES are in "other phases" */

@@ -34,10 +34,25 @@ SEC_RANK_INDEX = 3
 SEC_RANKS = 4
 SEC_RANK_LIFECYCLE = 5
 SEC_CALL_SITES = 6
-SEC_TIMELINE = 7  # since 1.2: time bins and phases (section 8 is 1.2's MPI_T variables)
+
+# Since 1.2, the MPI_T section: status, flags, value kinds, bindings, limits.
+MPIT_READ, MPIT_OFF, MPIT_UNAVAILABLE = 0, 1, 2
+MPIT_PVARS_CAPPED = 0x1
+MPIT_CVARS_CAPPED = 0x2
+MPIT_U64, MPIT_F64 = 0, 1
+MPIT_BIND_NONE, MPIT_BIND_WORLD = 0, 1
+MPIT_MAX_NAME = 255
+MPIT_MAX_DESC = 1023
+MPIT_MAX_VALUE = 1023
+MPIT_MAX_VALUES = 4096
+# pvar classes, in the MPI standard's order (model/mpit.py PVAR_CLASSES names them)
+(PVAR_STATE, PVAR_LEVEL, PVAR_SIZE, PVAR_PERCENTAGE, PVAR_HIGHWATERMARK, PVAR_LOWWATERMARK, PVAR_COUNTER,
+ PVAR_AGGREGATE, PVAR_TIMER, PVAR_GENERIC) = range(10)
+SEC_TIMELINE = 7  # since 1.2: time bins and phases
+SEC_MPIT = 8  # since 1.2: MPI_T variables
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
                  SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
-                 SEC_TIMELINE: "timeline"}
+                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T"}
 MAX_PATH = 4096  # object paths of call sites
 MAX_PHASE_NAME = 128  # bytes of a phase name
 MAX_TIME_BINS = 65536  # time bins per rank
@@ -71,7 +86,7 @@ CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (cl
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
                  SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
-                 SEC_TIMELINE: SECTION_COMPRESSED}
+                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

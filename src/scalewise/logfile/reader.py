@@ -21,10 +21,12 @@ import pandas as pd
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
+from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
+from scalewise.model.mpit import MpitInfo, no_pvars
 from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS,
                                      PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SITE_COLUMNS, Profile)
 
@@ -187,6 +189,14 @@ def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], nam
     return pd.DataFrame([(*row, *where[(row[2], row[3])]) for row in rows], columns=SITE_COLUMNS)
 
 
+def _mpit(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int]) -> tuple[MpitInfo, pd.DataFrame]:
+    """MPI_T's status, control variables and per-rank readings (format 1.2)."""
+    raw = secs.get(L.SEC_MPIT)
+    if raw is None:
+        return MpitInfo(), no_pvars()
+    return r.section_text(secs, L.SEC_MPIT, _section_limit(raw), lambda b: parse_mpit(order, b, blocks))
+
+
 def _section_limit(raw: bytes) -> int:
     """Optional per-rank sections inflate to at most this (docs/log-format.md)."""
     return max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
@@ -264,4 +274,6 @@ def read_profile(path) -> Profile:
     timeline, capped = _timeline(r, order, secs, present, names)
     if capped:
         flags.add("phases_capped")
-    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, **frames, **timeline)
+    mpit, pvars = _mpit(r, order, secs, present)
+    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
+                   **timeline)

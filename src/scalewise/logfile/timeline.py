@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scalewise.logfile import layout as L
+from scalewise.logfile.cursor import Cursor
 
 HEAD = "IIQI"  # rank, flags, bin_ns, nbins
 BIN = "QQ"  # mpi_ns, compute_ns
@@ -37,26 +38,12 @@ class TimelineRows:
     capped_ranks: list[int] = field(default_factory=list)
 
 
-class _Cursor:
-    def __init__(self, order: str, raw: bytes):
-        self.order, self.raw, self.pos = order, raw, 0
-
-    def take(self, fmt: str) -> tuple:
-        s = struct.Struct(self.order + fmt)
-        out = s.unpack_from(self.raw, self.pos)
-        self.pos += s.size
-        return out
-
-    def left(self) -> int:
-        return len(self.raw) - self.pos
-
-
 def _check_values(rank: int, *values: int) -> None:
     if any(v >> 63 for v in values):
         raise ValueError(f"rank {rank}: a timeline value of 2^63 or more")
 
 
-def _phase(c: _Cursor, rank: int, names: list, out: TimelineRows, order: int) -> None:
+def _phase(c: Cursor, rank: int, names: list, out: TimelineRows, order: int) -> None:
     kind, nlen = c.take(PHASE_HEAD)
     if kind > OTHER or nlen > L.MAX_PHASE_NAME:
         raise ValueError(f"rank {rank}: phase kind {kind} or name of {nlen} bytes out of range")
@@ -84,7 +71,7 @@ def _phase(c: _Cursor, rank: int, names: list, out: TimelineRows, order: int) ->
         out.phase_functions.append((rank, label, names[fn][0], calls, t / 1e9, nbytes))
 
 
-def _bins(c: _Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
+def _bins(c: Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
     """One rank's bins as rows (rank, bin, start, width, mpi_time, compute_time), read at once."""
     size = nbins * struct.calcsize("<" + BIN)
     if size > c.left():
@@ -100,7 +87,7 @@ def _bins(c: _Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
 
 def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[str, str]]) -> TimelineRows:
     """The rows of every rank's time bins and phases; raises ValueError."""
-    c, out, seen = _Cursor(order, raw), TimelineRows(), set()
+    c, out, seen = Cursor(order, raw), TimelineRows(), set()
     try:
         while c.left():
             rank, flags, bin_ns, nbins = c.take(HEAD)

@@ -32,6 +32,10 @@ Frames (times in seconds, sizes in bytes):
                phase, function, calls, time, bytes
 ``p2p``        one row per (src, dst) pair with traffic, in MPI_COMM_WORLD
                ranks: src, dst, messages, bytes
+``pvars``      from logs of format 1.2: one row per (rank, MPI_T performance
+               variable read at MPI_Finalize), PVAR_COLUMNS in model/mpit.py;
+               ``mpit`` holds the section's status, the control variables in
+               force and the variables' descriptions
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from scalewise.model.mpit import MpitInfo, no_pvars
 
 RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
 LIFECYCLE_COLUMNS = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
@@ -83,6 +89,8 @@ class Profile:
     path: str | None = None
     flags: frozenset[str] = field(default_factory=frozenset)
     sites: pd.DataFrame = field(default_factory=_no_sites)
+    pvars: pd.DataFrame = field(default_factory=no_pvars)
+    mpit: MpitInfo = field(default_factory=MpitInfo)
     bins: pd.DataFrame = field(default_factory=_empty(BIN_COLUMNS))
     phases: pd.DataFrame = field(default_factory=_empty(PHASE_COLUMNS))
     phase_functions: pd.DataFrame = field(default_factory=_empty(PHASE_FUNCTION_COLUMNS))

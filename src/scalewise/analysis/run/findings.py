@@ -18,6 +18,7 @@ import pandas as pd
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
 from scalewise.analysis.run.pop import PopMetrics, pop_metrics
+from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
@@ -54,6 +55,9 @@ class RunAnalysis:
     volume: DataVolume
     total_calls: int
     sites: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pvars: pd.DataFrame = field(default_factory=pd.DataFrame)
+    mpit_status: str | None = None
+    cvars: dict[str, str] = field(default_factory=dict)
     timeline: Timeline | None = None
     phases: pd.DataFrame = field(default_factory=pd.DataFrame)
     phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -84,6 +88,7 @@ class RunAnalysis:
                        "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
                        "per_rank": _records(v.per_rank)},
             "call_sites": _records(self.sites),
+            "mpit": {"status": self.mpit_status, "pvars": _records(self.pvars), "cvars": self.cvars},
             "timeline": None if self.timeline is None else {
                 "bin_width": self.timeline.width, "bins": _records(self.timeline.over_time),
                 "per_rank": [{"rank": int(rank), "mpi_share": row.tolist()}
@@ -281,6 +286,9 @@ def analyse(profile: Profile) -> RunAnalysis:
         classes=class_table(functions),
         sizes=size_distribution(profile),
         sites=site_table(profile),
+        pvars=pvar_table(profile),
+        mpit_status=profile.mpit.status,
+        cvars=dict(profile.mpit.cvars),
         timeline=timeline(profile),
         phases=phase_table(profile),
         phase_functions=phase_function_table(profile),

@@ -89,4 +89,5 @@ SECTIONS = {
     "sizes": "Message sizes (P4)",
     "matrix": "Who talks to whom (P5)",
     "volume": "Data transferred (P6)",
+    "mpit": "The MPI library's own counters (MPI_T)",
 }

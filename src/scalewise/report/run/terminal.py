@@ -19,12 +19,13 @@ from rich.text import Text
 
 from scalewise.analysis.run.findings import RunAnalysis, analyse
 from scalewise.analysis.run.pop import PopMetrics, pop_rows
-from scalewise.formatting import count, human_bytes, pct, ratio, seconds, terminal_text
+from scalewise.formatting import count, human_bytes, num, pct, ratio, seconds, terminal_text
 from scalewise.model.profile import Profile
 from scalewise.report.run.metadata import app_name, run_metadata
 
-# Functions listed in the terminal; the page and --json list all of them.
+# Functions and MPI_T variables listed in the terminal; the page and --json list all of them.
 TOP_FUNCTIONS = 10
+TOP_PVARS = 10
 
 
 def _metadata(profile: Profile) -> Table:
@@ -62,6 +63,19 @@ def _functions(a: RunAnalysis) -> Table:
     for r in a.functions.head(TOP_FUNCTIONS).itertuples(index=False):
         t.add_row(Text(terminal_text(r.function, 80)), seconds(r.time), pct(r.pct_wall), pct(r.pct_mpi), count(r.calls),
                   pct(r.pct_calls), human_bytes(r.bytes))
+    return t
+
+
+def _pvars(a: RunAnalysis) -> Table:
+    shown = min(len(a.pvars), TOP_PVARS)
+    t = Table(title=f"MPI library counters, MPI_T ({shown} of {len(a.pvars)})", box=box.SIMPLE_HEAD,
+              title_justify="left")
+    for col in ("variable", "min", "median", "max", "description"):
+        t.add_column(col, justify="right" if col in ("min", "median", "max") else "left",
+                     overflow="fold" if col == "description" else "ellipsis")
+    for r in a.pvars.head(TOP_PVARS).itertuples(index=False):
+        t.add_row(Text(terminal_text(r.variable, 80)), num(r.min), num(r.median), num(r.max),
+                  Text(terminal_text(r.description, 200)))
     return t
 
 
@@ -106,6 +120,8 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
         c.print(pop_table(a.pop))
     if not a.functions.empty:
         c.print(_functions(a))
+    if not a.pvars.empty:
+        c.print(_pvars(a))
     if len(a.phases) > 1:  # the application marked phases: more than "(outside phases)"
         c.print(_phases(a))
     if a.findings:
