@@ -15,18 +15,39 @@ from scalewise.whatif.calibrate import SIZES, fit
 SCALEWISE = Path(sys.executable).parent / "scalewise"
 
 
+def _model_half_rtt(net, size: int) -> float:
+    """What the replay charges a ping-pong message: L + s*G, plus the 2 * L0 handshake above the eager limit."""
+    r = next(r for r in net.ranges if size <= r.upto)
+    handshake = 2 * net.ranges[0].latency_us * 1e-6 if size > net.eager_limit else 0.0
+    return handshake + r.latency_us * 1e-6 + size * r.per_byte
+
+
 def test_fit_recovers_planted_latency_and_bandwidth_per_range():
     # eager: 2 us + s / 10 Gbit/s; rendezvous: 2 * 2 us handshake + 5 us + s / 40 Gbit/s
     eager = 4096
     points = {s: (2e-6 + s * 8 / 10e9) if s <= eager else (4e-6 + 5e-6 + s * 8 / 40e9) for s in SIZES}
     net = fit(points, eager, "planted", "")
-    small, large = net.ranges
-    assert (small.upto, large.upto) == (eager, float("inf")) and net.eager_limit == eager
-    assert small.latency_us == pytest.approx(2.0, rel=1e-6)
-    assert small.bandwidth_gbit_s == pytest.approx(10.0, rel=1e-6)
-    assert large.latency_us == pytest.approx(5.0, rel=1e-6)
-    assert large.bandwidth_gbit_s == pytest.approx(40.0, rel=1e-6)
-    assert small.overhead_us == small.gap_us == 0.0
+    assert net.eager_limit == eager and len(net.ranges) == len(SIZES) - 1
+    assert [r.upto for r in net.ranges] == [*SIZES[1:-1], float("inf")]
+    for r in net.ranges:
+        assert r.overhead_us == r.gap_us == 0.0
+        if r.upto <= eager:  # wholly eager
+            assert (r.latency_us, r.bandwidth_gbit_s) == (pytest.approx(2.0, rel=1e-6), pytest.approx(10.0, rel=1e-6))
+        elif r.upto > 2 * eager:  # wholly rendezvous
+            assert (r.latency_us, r.bandwidth_gbit_s) == (pytest.approx(5.0, rel=1e-6), pytest.approx(40.0, rel=1e-6))
+    for size, t in points.items():  # and every measured point exactly, the range across the limit too
+        assert _model_half_rtt(net, size) == pytest.approx(t, rel=1e-9)
+
+
+def test_fit_follows_a_step_and_never_makes_a_larger_message_cheaper():
+    # a shaped link: 9 us up to 1 KiB, then 100 Mbit/s; one noisy point cheaper than its smaller neighbour
+    points = {s: 9e-6 if s <= 1024 else s * 8 / 100e6 for s in SIZES}
+    points[4096] = points[2048] * 0.9
+    net = fit(points, 65536, "shaped", "")
+    assert _model_half_rtt(net, 4096) == pytest.approx(points[2048], rel=1e-9)  # the running maximum
+    assert _model_half_rtt(net, 1 << 20) == pytest.approx(points[1 << 20], rel=1e-9)
+    step = next(r for r in net.ranges if r.upto == 2048)
+    assert step.latency_us == 0.0 and _model_half_rtt(net, 2048) == pytest.approx(points[2048], rel=1e-9)
 
 
 def test_calibrate_writes_a_network_the_replay_accepts(tmp_path):
@@ -35,12 +56,12 @@ def test_calibrate_writes_a_network_the_replay_accepts(tmp_path):
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     net = whatif.network(str(out))
-    assert net.name == "calibrated" and net.eager_limit == 4096 and len(net.ranges) == 2
+    assert net.name == "calibrated" and net.eager_limit == 4096 and len(net.ranges) == len(SIZES) - 1
     trace = whatif.from_calls([[whatif.Call("MPI_Send", peer=1, bytes=1 << 20)],
                                [whatif.Call("MPI_Recv", peer=0, bytes=1 << 20)]])
     [p] = whatif.replay(trace, str(out))
-    # a 1 MiB message costs at least its bytes at the larger range's bandwidth
-    assert p.wall_time >= (1 << 20) * 8 / (net.ranges[1].bandwidth_gbit_s * 1e9)
+    # a 1 MiB message costs what the ping-pong measured at 1 MiB (a measured size), handshake included
+    assert p.wall_time == pytest.approx(_model_half_rtt(net, 1 << 20), rel=1e-6)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -10,7 +10,7 @@ from scalewise.cluster.emulated import require_cluster
 from scalewise.cluster.launching import cluster_launch
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, fit, measure, two_ranks, write_network
+from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, two_ranks, write_network
 
 
 def _on_cluster(flavour: str):
@@ -34,11 +34,13 @@ def _on_cluster(flavour: str):
 @click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
               "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
 @click.option("--reps", default=50, show_default=True, type=click.IntRange(1), help="Round trips per size.")
+@click.option("--statistic", type=click.Choice(STATISTICS), default="median", show_default=True,
+              help="Half round trip fitted per size: the median, or the fastest (on a machine shared with other jobs).")
 @click.option("--name", default="calibrated", show_default=True, help="Network name in the file.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
-def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int, name: str,
-              output: Path) -> None:
+def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int,
+              statistic: str, name: str, output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts."""
     host_list = [h.strip() for h in hosts.split(",")] if hosts else None
     if host_list is not None and (len(host_list) != 2 or not all(host_list)):
@@ -50,11 +52,11 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
     launcher = None
     if on_cluster:
         launcher, host_list = _on_cluster(flavour)
-    points = measure(flavour, host_list, reps=reps, launcher=launcher)
+    points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
-    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}")
+    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips")
     write_network(net, output)
     for r in net.ranges:
-        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, {r.bandwidth_gbit_s:.2f} Gbit/s")
+        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, {r.bandwidth_gbit_s:.3g} Gbit/s")
     click.echo(f"network: {output}")

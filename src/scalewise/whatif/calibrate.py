@@ -4,8 +4,11 @@ sweep between two ranks and fit them into a file the replay accepts.
 In the model (docs/whatif.md) an eager message's half round trip is
 ``2o + L + s*G`` and a rendezvous one adds the RTS/CTS handshake, ``2*L0``.
 A ping-pong cannot tell ``o`` from ``L``: the fit puts the whole intercept
-into ``L`` and sets ``o`` and ``g`` to 0 (docs/decisions.md).  Each size range
-gets its own least-squares line through the fastest half round trips.
+into ``L`` and sets ``o`` and ``g`` to 0 (docs/decisions.md).  Each pair of
+neighbouring measured sizes gets its own range, a line through the two
+measured half round trips (median by default), so the model reproduces the
+ping-pong at every measured size: real transports are not one line (TCP
+segments, shaped links, protocol switches).
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262
 # (shared memory, btl_vader_eager_limit 4096) or tcp (btl_tcp_eager_limit
 # 65536); MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB.
 EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 8192, ("mpich", False): 8192}
-# The fastest round trip of each size, not the median: on a shared machine the
-# median carries other jobs' scheduling delays, which are not the network's.
-_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?best_half_rtt_us=([\d.]+)")
+# Which half round trip of each size to fit: the median (what a message
+# typically costs; the default) or the fastest (robust to other jobs on a
+# shared machine, but optimistic where a link lets bursts through).
+STATISTICS = ("median", "best")
+_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)")
 
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
@@ -57,9 +62,9 @@ def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list
 
 
 def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
-            launcher: Launcher | None = None) -> dict[int, float]:
-    """Fastest half round trip in seconds per message size; ``launcher`` (e.g. across emulated
-    nodes) replaces the library's own launch here or on ``hosts``."""
+            launcher: Launcher | None = None, statistic: str = "median") -> dict[int, float]:
+    """Median (or fastest) half round trip in seconds per message size; ``launcher`` (e.g. across
+    emulated nodes) replaces the library's own launch here or on ``hosts``."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
     argv = [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
     cmd, env = launcher(argv) if launcher else launch(flavour, hosts, argv)
@@ -67,7 +72,8 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         raise ScalewiseError(f"calibrate: the ping-pong did not finish in 600 s ({' '.join(cmd)})") from None
-    points = {int(b): float(t) * 1e-6 for b, t in _LINE.findall(res.stdout)}
+    column = 1 + STATISTICS.index(statistic)
+    points = {int(m[0]): float(m[column]) * 1e-6 for m in _LINE.findall(res.stdout)}
     if res.returncode or len(points) != len(sizes):
         last = (res.stderr.strip().splitlines() or ["no output"])[-1]
         raise ScalewiseError(f"calibrate: the ping-pong failed (exit {res.returncode}): {last}")
@@ -75,23 +81,28 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
 
 
 def fit(points: dict[int, float], eager_limit: int, name: str, description: str) -> Network:
-    """Two size ranges split at the eager limit, each a least-squares line through its points."""
-    sizes = np.array(sorted(points), dtype=float)
-    times = np.array([points[int(s)] for s in sizes])
-    ranges, small_latency = [], None
-    for lo, hi in ((0, eager_limit), (eager_limit, math.inf)):
-        sel = (sizes > lo if lo else sizes >= 0) & (sizes <= hi)
-        if sel.sum() < 2:
-            raise ScalewiseError(f"calibrate: fewer than 2 sizes in ({lo}, {hi}] bytes")
-        slope, intercept = np.polyfit(sizes[sel], times[sel], 1)
-        slope = max(slope, 1e-15)  # a flat range: as fast as measurable
-        latency = max(intercept, 0.0)
-        if small_latency is None:
-            small_latency = latency
-        else:  # the handshake of a rendezvous message costs 2 * L0 in the model
-            latency = max(intercept - 2 * small_latency, 0.0)
-        ranges.append({"upto": hi, "latency_us": latency * 1e6, "overhead_us": 0.0, "gap_us": 0.0,
-                       "bandwidth_gbit_s": 8.0 / slope / 1e9})
+    """One range per pair of neighbouring sizes, its line through both measured points.
+
+    A larger message is never taken as cheaper than a smaller one.  Above the
+    eager limit the model adds the rendezvous handshake (``2 * L0``, ``L0`` the
+    first range's latency) itself, so it is taken out of those points.  Where
+    the line through two points would cross zero below them (a steep step, as
+    when a shaped link's bucket runs dry) the range starts at 0 and passes
+    through its upper point."""
+    if len(points) < 2:
+        raise ScalewiseError("calibrate: fewer than 2 message sizes measured")
+    sizes = sorted(points)
+    times = np.maximum.accumulate([points[s] for s in sizes])
+    handshake = 2 * times[0]
+    wire = [t - handshake if s > eager_limit else t for s, t in zip(sizes, times)]
+    ranges = []
+    for k in range(1, len(sizes)):
+        (s0, t0), (s1, t1) = (sizes[k - 1], wire[k - 1]), (sizes[k], wire[k])
+        slope = max((t1 - t0) / (s1 - s0), 1e-15)  # flat: as fast as measurable
+        latency = max(t1 - slope * s1, 0.0)
+        slope = max((t1 - latency) / s1, 1e-15)
+        ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": latency * 1e6,
+                       "overhead_us": 0.0, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
     return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges)
 
 
