@@ -6,7 +6,7 @@ each trace is then predicted on every other link and compared with the run
 measured there (wall time, MPI share).  Root; holds the cluster lock.
 
 usage: whatif_cluster.py [--apps sem,ocean,amr,dft] [--size small] [--rates 100mbit,1gbit,10gbit]
-                         [--flavours openmpi,mpich] [--repeats 3] [--keep DIR]
+                         [--flavours openmpi,mpich] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
-from scalewise.cluster.launching import cluster_launch  # noqa: E402
+from scalewise.cluster.launching import pair_launcher  # noqa: E402
 from scalewise.cluster.links import parse_rate, rate_text  # noqa: E402
 from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, fit, launch, measure, two_ranks  # noqa: E402
+from scalewise.whatif.calibrate import EAGER, fit, launch, measure  # noqa: E402
 from scalewise.whatif.compare import compare, errors  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -54,10 +54,7 @@ def record(a, flavour: str, tmp: Path) -> tuple[dict, dict]:
     for rate in a.rates:
         cluster_down()
         c = cluster_up(2, parse_rate(rate))
-
-        def on_nodes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
-            line = cluster_launch(c, [*two_ranks(flavour, one_per_node=True), *argv], flavour=flavour)
-            return line.argv, line.env
+        on_nodes = pair_launcher(c, flavour, "whatif_cluster")
         nets[rate] = fit(measure(flavour, reps=30, launcher=on_nodes), EAGER[(flavour, False)], rate, "")
         for app in a.apps:
             exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]

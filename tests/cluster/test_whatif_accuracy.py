@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 from scalewise.cluster import cluster_up, parse_rate
+from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import build_dir
 from scalewise.whatif.network import load_network
 
 SW = str(Path(os.sys.executable).with_name("scalewise"))
-LAUNCHER = {"openmpi": ["mpirun.openmpi", "-np", "2", "-npernode", "1"],
-            "mpich": ["mpiexec.mpich", "-n", "2", "-ppn", "1"]}
 # Network-bound on the slower link (about 90% MPI at 100 Mbit/s), where repeated runs on this
 # machine agree within 1-2%; elsewhere the spread of repeated runs alone is larger than the bound
 # (docs/benchmarks.md, "What-if accuracy against real runs").
@@ -39,7 +38,8 @@ def _calibrate(mpi: str, out: Path) -> Path:
 
 def _traced_run(mpi: str, out: Path) -> tuple[Path, Path]:
     exe = str(build_dir() / mpi / "proxies" / APP[0])
-    done = _sw("run", "--cluster", "--trace", "--quiet", "-o", str(out), "--", *LAUNCHER[mpi], exe, *APP[1:])
+    line = [*two_ranks(mpi, one_per_node=True), exe, *APP[1:]]
+    done = _sw("run", "--cluster", "--trace", "--quiet", "-o", str(out), "--", *line)
     assert "status=PASS" in done.stdout
     log = Path(re.search(r"profile: (\S+)", done.stdout).group(1))
     return log, log.with_suffix(".swtrace")

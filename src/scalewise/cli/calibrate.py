@@ -7,22 +7,10 @@ from pathlib import Path
 import click
 
 from scalewise.cluster.emulated import require_cluster
-from scalewise.cluster.launching import cluster_launch
+from scalewise.cluster.launching import pair_launcher
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, two_ranks, write_network
-
-
-def _on_cluster(flavour: str):
-    """A launcher putting the ping-pong's two ranks on the emulated cluster's first two nodes."""
-    c = require_cluster()
-    if len(c.nodes) < 2:
-        raise ScalewiseError("calibrate --cluster: the emulated cluster has one node; bring up at least 2")
-
-    def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
-        line = cluster_launch(c, [*two_ranks(flavour, one_per_node=True), *argv], flavour=flavour)
-        return line.argv, line.env
-    return launcher, c.hostnames[:2]
+from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, write_network
 
 
 @click.command()
@@ -50,8 +38,9 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
     if output.suffix not in (".yaml", ".yml"):
         raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
     launcher = None
-    if on_cluster:
-        launcher, host_list = _on_cluster(flavour)
+    if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
+        c = require_cluster()
+        launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
     points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"

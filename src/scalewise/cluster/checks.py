@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 
 from scalewise.cluster.emulated import Cluster
-from scalewise.cluster.launching import cluster_launch
+from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import rate_text
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import build_dir
@@ -44,16 +44,12 @@ class LinkCheck:
 
 def check_links(c: Cluster, mpi: str, reps: int = 20) -> LinkCheck:
     """Ping-pong rank 0 on the first node with rank 1 on the second."""
-    if len(c.nodes) < 2:
-        raise ScalewiseError("cluster check needs at least 2 nodes")
+    on_pair = pair_launcher(c, mpi, "cluster check")
     exe = build_dir() / mpi / "proxies" / "pingpong"
     if not exe.is_file():
         raise ScalewiseError(f"{exe} is missing (run `make proxies`)")
-    ppn = ["-npernode", "1"] if mpi == "openmpi" else ["-ppn", "1"]
-    argv = [{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[mpi], "-np", "2", *ppn, str(exe),
-            "--sizes", f"{LATENCY_BYTES},{BANDWIDTH_BYTES}", "--reps", str(reps)]
-    launch = cluster_launch(c, argv, flavour=mpi)
-    done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True, timeout=600)
+    argv, env = on_pair([str(exe), "--sizes", f"{LATENCY_BYTES},{BANDWIDTH_BYTES}", "--reps", str(reps)])
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     rows = {int(m.group(1)): m for m in LINE.finditer(done.stdout)}
     if done.returncode != 0 or set(rows) != {LATENCY_BYTES, BANDWIDTH_BYTES}:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]

@@ -11,12 +11,14 @@ gave wins over the one added here (their own ``--hostfile``, ``--mca btl``,
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scalewise.cluster.emulated import Cluster
 from scalewise.cluster.paths import SUBNET
 from scalewise.errors import ScalewiseError
 from scalewise.launch.launchline import parse_launch_line
+from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import with_mpich_ucx
 
 NODE_INTERFACE = "eth0"  # each node's end of its link
@@ -116,3 +118,16 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     else:
         raise ScalewiseError(f"cluster: no launch recipe for MPI flavour {flavour!r}")
     return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)
+
+
+def pair_launcher(c: Cluster, flavour: str, what: str) -> Callable[[list[str]], tuple[list[str], dict[str, str]]]:
+    """Turns an application's argv into the line and environment that run it as 2 ranks, one on
+    each of ``c``'s first two nodes (ping-pongs, calibration, two-node measurements); ``what``
+    names the caller in the error when there are fewer nodes."""
+    if len(c.nodes) < 2:
+        raise ScalewiseError(f"{what} needs at least 2 nodes")
+
+    def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+        line = cluster_launch(c, [*two_ranks(flavour, one_per_node=True), *argv], flavour=flavour)
+        return line.argv, line.env
+    return launcher

@@ -58,6 +58,13 @@ class MpichExec(Launcher):
         return Launch(argv + list(job.app_argv), env, {f"env.{k}": v for k, v in added.items()})
 
 
+def two_ranks(mpi: str, one_per_node: bool = False) -> list[str]:
+    """The library's own launch words for 2 ranks (one on each of two nodes with ``one_per_node``)."""
+    if mpi == "openmpi":
+        return [OPENMPI_RUN, "-np", "2", *(["-npernode", "1"] if one_per_node else [])]
+    return [MPICH_RUN, "-n", "2", *(["-ppn", "1"] if one_per_node else [])]
+
+
 def native_launcher(mpi: str) -> str:
     """The registry name of the launcher an MPI library ships."""
     return {"openmpi": "mpirun", "mpich": "mpiexec"}[mpi]

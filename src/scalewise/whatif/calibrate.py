@@ -24,6 +24,7 @@ import numpy as np
 import yaml
 
 from scalewise.errors import ScalewiseError
+from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.network import Network
 
@@ -41,13 +42,6 @@ _LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?b
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
 Launcher = Callable[[list[str]], tuple[list[str], dict[str, str]]]
-
-
-def two_ranks(flavour: str, one_per_node: bool = False) -> list[str]:
-    """The launcher words that start 2 ranks (one on each of two nodes with ``one_per_node``)."""
-    if flavour == "openmpi":
-        return ["mpirun.openmpi", "-np", "2", *(["-npernode", "1"] if one_per_node else [])]
-    return ["mpiexec.mpich", "-n", "2", *(["-ppn", "1"] if one_per_node else [])]
 
 
 def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list[str], dict[str, str]]:
