@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 
-from scalewise.campaign.runner import run_study, store_path
+from swtest_support import stored_rows
+
+from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 
 
@@ -20,15 +21,6 @@ timeout: 60
 """
 
 
-def _rows(loaded, sql, *args):
-    db = sqlite3.connect(store_path(loaded))
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute(sql, args)]
-    finally:
-        db.close()
-
-
 def test_sweep_over_both_mpis_and_transports(swtest_dir, write_study):
     # 3 ranks: MPICH 4.0 over UCX/TCP hung in its own MPI_Finalize in most such
     # runs before scalewise preloaded its work-around (runtime/compat/mpich_ucx.c).
@@ -37,7 +29,7 @@ def test_sweep_over_both_mpis_and_transports(swtest_dir, write_study):
     loaded = load_study(write_study(_study(swtest_dir, body)))
     summary = run_study(loaded, "local")
     assert summary.counts == {"ok": 6}
-    runs = _rows(loaded, "SELECT * FROM runs ORDER BY position")
+    runs = stored_rows(loaded, "SELECT * FROM runs ORDER BY position")
     assert len(runs) == 6
     for run in runs:
         assert run["status"] == "ok" and run["exit_code"] == 0 and run["reason"] is None
@@ -48,24 +40,24 @@ def test_sweep_over_both_mpis_and_transports(swtest_dir, write_study):
     launcher = {r["mpi"]: r["command"] for r in runs}
     assert '"mpirun.openmpi"' in launcher["openmpi"] and '"mpiexec.mpich"' in launcher["mpich"]
     tcp_mpich = next(r["run_id"] for r in runs if r["mpi"] == "mpich" and r["transport"] == "tcp" and r["ranks"] == 3)
-    env = {(e["kind"], e["name"]): e["value"] for e in _rows(loaded, "SELECT * FROM run_env WHERE run_id=?", tcp_mpich)}
+    env = {(e["kind"], e["name"]): e["value"] for e in stored_rows(loaded, "SELECT * FROM run_env WHERE run_id=?", tcp_mpich)}
     assert env == {("cvar", "MPIR_CVAR_NOLOCAL"): "1", ("env", "UCX_TLS"): "tcp,self"}
-    settings = {s["name"]: s["value"] for s in _rows(loaded, "SELECT * FROM run_settings WHERE run_id=?", tcp_mpich)}
+    settings = {s["name"]: s["value"] for s in stored_rows(loaded, "SELECT * FROM run_settings WHERE run_id=?", tcp_mpich)}
     assert settings["size"] == "tiny" and settings["mpi"] == "mpich" and settings["ranks"] == 3
-    prov = {p["key"]: p["value"] for p in _rows(loaded, "SELECT * FROM run_provenance WHERE run_id=?", tcp_mpich)}
+    prov = {p["key"]: p["value"] for p in stored_rows(loaded, "SELECT * FROM run_provenance WHERE run_id=?", tcp_mpich)}
     assert prov["launcher.env.SCALEWISE_UCX_CLOSE_GRACE"] == "0.5"
     # 3 ranks on this machine's cores: yielding is on (and recorded) exactly when oversubscribed.
     assert ("launcher.env.SCALEWISE_YIELD_WHEN_IDLE" in prov) == (3 > os.cpu_count())
     assert len(prov["binary_sha256"]) == 64 and "4.0" in prov["mpi_version"]
     assert prov["env.MPIR_CVAR_NOLOCAL"] == "1" and prov["env.UCX_TLS"] == "tcp,self"
-    session = _rows(loaded, "SELECT * FROM sessions")[0]
+    session = stored_rows(loaded, "SELECT * FROM sessions")[0]
     assert session["scheduler"] == "local" and session["cpu_count"] >= 1 and len(session["study_sha256"]) == 64
-    keys = {p["key"] for p in _rows(loaded, "SELECT * FROM session_provenance")}
+    keys = {p["key"] for p in stored_rows(loaded, "SELECT * FROM session_provenance")}
     assert {"mpi.openmpi.version", "mpi.mpich.version", "mpi.openmpi.compiler"} <= keys
 
     again = run_study(loaded, "local")  # resume: everything is done already
     assert again.skipped == 6 and again.ran == 0
-    assert {r["attempts"] for r in _rows(loaded, "SELECT attempts FROM runs")} == {1}
+    assert {r["attempts"] for r in stored_rows(loaded, "SELECT attempts FROM runs")} == {1}
 
 
 def test_failures_are_recorded_and_the_campaign_goes_on(swtest_dir, write_study):
@@ -95,7 +87,7 @@ timeout: 6
     loaded = load_study(write_study(text))
     summary = run_study(loaded, "local")
     assert summary.counts == {"ok": 1, "failed": 4, "timeout": 1}
-    got = {r["app"]: r for r in _rows(loaded, "SELECT * FROM runs")}
+    got = {r["app"]: r for r in stored_rows(loaded, "SELECT * FROM runs")}
     assert got["good"]["status"] == "ok"
     assert got["exits"]["status"] == "failed" and got["exits"]["reason"] == "exited with code 5"
     assert got["reports_fail"]["reason"] == "application reported status=FAIL (check=2, exit code 3)"
@@ -106,7 +98,7 @@ timeout: 6
 
     retried = run_study(loaded, "local", retry_failed=True)
     assert retried.skipped == 1 and retried.ran == 5
-    attempts = {r["app"]: r["attempts"] for r in _rows(loaded, "SELECT app, attempts FROM runs")}
+    attempts = {r["app"]: r["attempts"] for r in stored_rows(loaded, "SELECT app, attempts FROM runs")}
     assert attempts == {"good": 1, "exits": 2, "reports_fail": 2, "slow": 2, "no_fom": 2, "missing": 2}
 
 
@@ -127,11 +119,11 @@ axes:
 """
     loaded = load_study(write_study(text))
     assert run_study(loaded, "local").counts == {"ok": 2}
-    for run in _rows(loaded, "SELECT * FROM runs"):
+    for run in stored_rows(loaded, "SELECT * FROM runs"):
         out = (loaded.output / run["stdout_path"]).read_text()
         assert "ENV[OMP_NUM_THREADS]=2" in out and f"ENV[FLAVOUR]={run['variant']}" in out
         assert run["fom"] is not None and run["fom"] >= 0 and run["fom_unit"] == "s"
-        prov = {p["key"]: p["value"] for p in _rows(loaded, "SELECT * FROM run_provenance WHERE run_id=?", run["run_id"])}
+        prov = {p["key"]: p["value"] for p in stored_rows(loaded, "SELECT * FROM run_provenance WHERE run_id=?", run["run_id"])}
         assert prov["flags"] == {"plain": "-O0", "fast": "-O3"}[run["variant"]]
 
 
@@ -156,7 +148,7 @@ parameter_sets:
 """
     loaded = load_study(write_study(text))
     assert run_study(loaded, "local").counts == {"ok": 2}
-    for run in _rows(loaded, "SELECT * FROM runs"):
+    for run in stored_rows(loaded, "SELECT * FROM runs"):
         out = (loaded.output / run["stdout_path"]).read_text()
         assert f"ARGV[1]={nasty}\n" in out
         assert f"ENV[NASTY]={nasty}\n" in out
@@ -168,7 +160,7 @@ def test_missing_probe_fails_the_run_with_a_reason(swtest_dir, write_study, tmp_
     monkeypatch.setenv("SCALEWISE_BUILD", str(empty))
     loaded = load_study(write_study(_study(swtest_dir, "axes:\n  ranks: [1]\n  mpi: [openmpi]\n  custom: {size: [tiny]}\n")))
     assert run_study(loaded, "local").counts == {"failed": 1}
-    (run,) = _rows(loaded, "SELECT reason FROM runs")
+    (run,) = stored_rows(loaded, "SELECT reason FROM runs")
     assert run["reason"] == (f"world-size probe for openmpi not built: {empty}/openmpi/libscalewise-probe.so "
                              "is missing (run `make runtime`)")
 
@@ -199,7 +191,7 @@ timeout: 20
 """
     loaded = load_study(write_study(text))
     run_study(loaded, "local")
-    got = {r["app"]: r for r in _rows(loaded, "SELECT * FROM runs")}
+    got = {r["app"]: r for r in stored_rows(loaded, "SELECT * FROM runs")}
     assert got["aborts"]["reason"] == "rank 1 called MPI_Abort with error code 7 (exited with code 7)", got["aborts"]["reason"]
     assert "SIGSEGV" in got["crashes"]["reason"], got["crashes"]["reason"]
     bad = got["plain"]["reason"]

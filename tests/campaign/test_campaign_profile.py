@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 
-from scalewise.campaign.runner import run_study, store_path
+from swtest_support import stored_runs
+
+from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 
 
@@ -22,19 +23,10 @@ timeout: 60
 """))
 
 
-def _runs(loaded):
-    db = sqlite3.connect(store_path(loaded))
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs")]
-    finally:
-        db.close()
-
-
 def test_profiled_runs_record_their_log(write_study, swtest_dir):
     loaded = _study(write_study, swtest_dir)
     summary = run_study(loaded, "local")
-    runs = _runs(loaded)
+    runs = stored_runs(loaded)
     assert summary.counts == {"ok": 2}, [r["reason"] for r in runs]
     for run in runs:
         assert run["profile_path"] == f"runs/{run['run_id']}/profile.swlog"
@@ -46,5 +38,5 @@ def test_missing_profiler_fails_the_run_with_a_reason(write_study, swtest_dir, t
     monkeypatch.setenv("SCALEWISE_BUILD", str(tmp_path / "empty-build"))
     loaded = _study(write_study, swtest_dir, mpis="[openmpi]")
     assert run_study(loaded, "local").counts == {"failed": 1}
-    reason = _runs(loaded)[0]["reason"]
+    reason = stored_runs(loaded)[0]["reason"]
     assert reason.startswith("profiler library for openmpi not built:") and "libscalewise.so is missing" in reason

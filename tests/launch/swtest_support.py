@@ -9,12 +9,14 @@ import os
 import random
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from scalewise.campaign.runner import store_path
 from scalewise.cluster.slurm import base_config
 
 # Rank 0 echoes its arguments and the variables named in SWTEST_ECHO_ENV, then
@@ -73,6 +75,21 @@ int main(int argc, char **argv) {
 """
 
 COMPILERS = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
+
+
+def stored_rows(loaded, sql: str, *args) -> list[dict]:
+    """Rows of a query on a loaded study's results database."""
+    db = sqlite3.connect(store_path(loaded))
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute(sql, args)]
+    finally:
+        db.close()
+
+
+def stored_runs(loaded) -> list[dict]:
+    """The runs table of a loaded study's results, in plan order."""
+    return stored_rows(loaded, "SELECT * FROM runs ORDER BY position")
 
 
 def build_swtest(folder: Path) -> Path:

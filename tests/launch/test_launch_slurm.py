@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
+from swtest_support import stored_runs
 
-from scalewise.campaign.runner import run_study, store_path
+from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 
 # Emulated nodes share one host: Open MPI must use TCP over loopback between "nodes".
@@ -28,21 +28,12 @@ timeout: 60
     return load_study(path)
 
 
-def _runs(loaded):
-    db = sqlite3.connect(store_path(loaded))
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY position")]
-    finally:
-        db.close()
-
-
 def test_node_sweep_through_sbatch_and_srun(slurm_env, swtest_dir, tmp_path):
     axes = "  nodes: [1, 2, 4]\n  ranks_per_node: [1]\n  mpi: [openmpi, mpich]\n  transport: [tcp_lo]"
     loaded = _study(tmp_path, swtest_dir, axes)
     summary = run_study(loaded, "slurm")
     assert summary.counts == {"ok": 6}
-    runs = _runs(loaded)
+    runs = stored_runs(loaded)
     assert sorted((r["nodes"], r["mpi"]) for r in runs) == sorted(
         (n, m) for n in (1, 2, 4) for m in ("openmpi", "mpich"))
     for run in runs:
@@ -58,7 +49,7 @@ def test_wrong_pmi_plugin_is_caught_by_the_world_size_check(slurm_env, swtest_di
     loaded = _study(tmp_path, swtest_dir, "  ranks: [2]\n  mpi: [mpich]", extra="slurm:\n  pmi: {mpich: pmix}\n")
     summary = run_study(loaded, "slurm")
     assert summary.counts == {"failed": 1}
-    run = _runs(loaded)[0]
+    run = stored_runs(loaded)[0]
     assert run["exit_code"] == 0
     assert run["reason"] == ("world size mismatch: asked for 2 ranks, the launch started 2 separate 1-rank worlds "
                              "(wrong PMI plugin?)")
@@ -71,7 +62,7 @@ def test_mpirun_inside_the_allocation_and_timeout(slurm_env, swtest_dir, tmp_pat
     loaded.model.timeout = 3
     summary = run_study(loaded, "slurm")
     assert summary.counts == {"ok": 2, "timeout": 2}
-    for run in _runs(loaded):
+    for run in stored_runs(loaded):
         sleeping = run["run_id"] and '"30"' in run["command"]
         assert run["status"] == ("timeout" if sleeping else "ok"), run
         if not sleeping:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,10 +18,10 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from swtest_support import SlurmCluster, running_slurm
+from swtest_support import SlurmCluster, running_slurm, stored_runs
 
 from scalewise.campaign.progress import Reporter
-from scalewise.campaign.runner import run_study, store_path
+from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 
 
@@ -46,15 +45,6 @@ timeout: 60
     return path
 
 
-def _runs(path: Path) -> list[dict]:
-    db = sqlite3.connect(store_path(load_study(path)))
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY position")]
-    finally:
-        db.close()
-
-
 def _scontrol(cluster: SlurmCluster, *args: str) -> None:
     subprocess.run(["scontrol", *args], env=cluster.env, check=True, capture_output=True)
 
@@ -70,7 +60,7 @@ def test_a_job_pending_on_down_nodes_is_reported_and_given_up_at_the_limit(own_s
     finally:
         _scontrol(own_slurm, "update", "nodename=n[1-2]", "state=resume")
     assert summary.counts == {"failed": 1}
-    run = _runs(path)[0]
+    run = stored_runs(load_study(path))[0]
     job = run["job_id"]
     assert run["reason"].startswith(f"Slurm job {job} still pending after 4 s (slurm.pending_limit): ")
     assert "ReqNodeNotAvail" in run["reason"] or "DOWN" in run["reason"], run["reason"]
@@ -111,7 +101,7 @@ def test_a_run_on_a_lost_node_names_the_node(own_slurm, swtest_dir, tmp_path):
         campaign.kill()
         _kill_ranks(exe)  # the ranks of the lost node outlive their slurmd, as they would not on a real one
     try:
-        run = _runs(path)[0]
+        run = stored_runs(load_study(path))[0]
         assert campaign.returncode == 1, err
         assert run["status"] == "failed"
         # srun may exit 0, 141 or the job end as NODE_FAIL: whichever, the run fails naming the node.
@@ -129,7 +119,7 @@ def test_exported_bash_functions_never_become_code_in_the_job(slurm_env, swtest_
     path = _study(tmp_path, swtest_dir)
     summary = run_study(load_study(path), "slurm")
     assert summary.counts == {"ok": 1} and not marker.exists()
-    run = _runs(path)[0]
+    run = stored_runs(load_study(path))[0]
     assert run["wall"] > 0 and run["exit_code"] == 0
 
 
@@ -151,7 +141,7 @@ timeout: 60
 """)
     summary = run_study(load_study(path), "slurm")
     assert summary.counts == {"failed": 1, "ok": 1}
-    huge, small = _runs(path)
+    huge, small = stored_runs(load_study(path))
     assert huge["status"] == "failed" and huge["reason"].startswith("could not run: OSError: ")
     assert "Argument list too long" in huge["reason"]
     assert small["status"] == "ok"
