@@ -101,7 +101,7 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str)
 
 
 def write_network(net: Network, path: Path) -> Path:
-    data = net.model_dump()
+    data = net.model_dump(exclude_none=True)  # a file without measured collectives has no such section
     for r in data["ranges"]:
         r["upto"] = float(r["upto"]) if math.isinf(r["upto"]) else int(r["upto"])
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -10,9 +10,10 @@ from importlib import resources
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scalewise.errors import ScalewiseError
+from scalewise.whatif.trace import COLLECTIVES
 
 
 class SizeRange(BaseModel):
@@ -30,6 +31,31 @@ class SizeRange(BaseModel):
         return 0.0 if math.isinf(self.bandwidth_gbit_s) else 8.0 / (self.bandwidth_gbit_s * 1e9)
 
 
+class MeasuredCollective(BaseModel):
+    """One collective `scalewise calibrate` timed, beside what the replay predicts for it on the
+    file's ranges.  A record only: the replay never reads it (docs/decisions.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="the MPI function, e.g. MPI_Allreduce")
+    bytes: int = Field(ge=0, description="the size the library's rules look at (docs/trace-format.md)")
+    ranks: int = Field(ge=2)
+    algorithm: str = Field("", description="what the library's rules pick, as the replay names it")
+    measured_us: float = Field(gt=0, description="the slowest rank's time, median (or fastest) repetition")
+    predicted_us: float = Field(ge=0, description="the replay of one such call on the file's ranges")
+
+    @field_validator("name")
+    @classmethod
+    def _decomposed(cls, name: str) -> str:
+        if name not in COLLECTIVES:
+            raise ValueError(f"'{name}' is not a collective the replay decomposes ({', '.join(COLLECTIVES)})")
+        return name
+
+    @property
+    def error(self) -> float:
+        """Predicted over measured, less 1: negative when the replay is too fast."""
+        return self.predicted_us / self.measured_us - 1
+
+
 class Network(BaseModel):
     """A network the replay can predict a run on."""
 
@@ -38,6 +64,7 @@ class Network(BaseModel):
     description: str = ""
     eager_limit: int = Field(ge=0, description="messages of at most this many bytes go eagerly")
     ranges: list[SizeRange] = Field(min_length=1)
+    collectives: list[MeasuredCollective] | None = None
 
     @model_validator(mode="after")
     def _ranges_ascend(self) -> Network:
@@ -49,13 +76,26 @@ class Network(BaseModel):
         return self
 
 
+def _entry(data: object, loc: tuple) -> str:
+    """A collectives entry as a person finds it in the file: its position, name and size."""
+    entry = data["collectives"][loc[1]] if isinstance(data, dict) else None
+    named = isinstance(entry, dict) and "name" in entry
+    what = f" ({entry['name']}, {entry.get('bytes', '?')} B)" if named else ""
+    field = ".".join(str(p) for p in loc[2:])
+    return f"collectives entry {loc[1] + 1}{what}" + (f": {field}" if field else "")
+
+
 def _parse(data: object, where: str) -> Network:
     try:
         return Network.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "top level"
-        raise ScalewiseError(f"{where}: {loc}: {first['msg']}") from None
+        loc = first["loc"]
+        if len(loc) > 1 and loc[0] == "collectives" and isinstance(loc[1], int):
+            place = _entry(data, loc)
+        else:
+            place = ".".join(str(p) for p in loc) or "top level"
+        raise ScalewiseError(f"{where}: {place}: {first['msg']}") from None
 
 
 @cache

@@ -1,0 +1,128 @@
+/* collbench: the time of single collectives over MPI_COMM_WORLD, for
+ * `scalewise calibrate` to set beside what the replay predicts for them.
+ *
+ * For each collective (--colls, comma-separated from allreduce, bcast,
+ * alltoall, barrier; default all four) and each size (--sizes, bytes,
+ * comma-separated; default 8,65536,1048576) every rank runs --warmup untimed
+ * calls, then --reps timed ones.  Each timed call starts right after an
+ * MPI_Barrier, so all ranks enter it together, as the replay assumes; a rank
+ * times only its own call.  The time of a repetition is the slowest rank's
+ * (the collective is over when the last rank leaves it); rank 0 prints, per
+ * collective and size,
+ *   SCALEWISE_COLL name=MPI_Allreduce bytes=N ranks=P reps=R median_us=T best_us=t
+ * with T the median and t the fastest repetition.
+ *
+ * Sizes are what the replay's rules look at (docs/trace-format.md): the
+ * reduced or broadcast buffer, and for Alltoall the block sent to each rank.
+ * Buffers are doubles (MPI_SUM for Allreduce, root 0 for Bcast), the element
+ * the replay assumes, so a size must be a whole number of doubles.  Barrier
+ * moves no data: it is timed once, with bytes=0. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ALLREDUCE, BCAST, ALLTOALL, BARRIER, NCOLLS };
+static const char *const OPTION[NCOLLS] = {"allreduce", "bcast", "alltoall", "barrier"};
+static const char *const MPI_NAME[NCOLLS] = {"MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Barrier"};
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One line on rank 0, the same exit status everywhere (every rank parses the same argv). */
+static int fail(int rank, const char *what, const char *value) {
+    if (rank == 0)
+        fprintf(stderr, "collbench: %s%s (usage: collbench [--colls allreduce,bcast,alltoall,barrier] "
+                        "[--sizes N,N] [--reps R] [--warmup W])\n", what, value);
+    MPI_Finalize();
+    return 2;
+}
+
+static void run(int coll, double *send, double *recv, int count) {
+    switch (coll) {
+    case ALLREDUCE: MPI_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+    case BCAST: MPI_Bcast(send, count, MPI_DOUBLE, 0, MPI_COMM_WORLD); break;
+    case ALLTOALL: MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    default: MPI_Barrier(MPI_COMM_WORLD); break;
+    }
+}
+
+/* Times `reps` calls after `warmup` ones; rank 0 gets each repetition's slowest rank in `slowest`. */
+static void time_calls(int coll, long bytes, int reps, int warmup, int rank, int size, double *mine,
+                       double *slowest) {
+    int count = (int)(bytes / 8);
+    size_t elements = (size_t)(count > 0 ? count : 1) * (size_t)(coll == ALLTOALL ? size : 1);
+    double *send = calloc(elements, sizeof(double)), *recv = calloc(elements, sizeof(double));
+    if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (size_t j = 0; j < elements; j++) send[j] = (double)(rank + 1);
+    for (int i = -warmup; i < reps; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        run(coll, send, recv, count);
+        if (i >= 0) mine[i] = MPI_Wtime() - t0;
+    }
+    /* After the loop, not inside it: a reduction between calls would be traffic the timed calls wait behind. */
+    MPI_Reduce(mine, slowest, reps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    free(send);
+    free(recv);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size, reps = 20, warmup = 3, chosen[NCOLLS] = {1, 1, 1, 1};
+    char sizes[1024] = "8,65536,1048576", colls[256] = "";
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--colls") && i + 1 < argc) snprintf(colls, sizeof colls, "%s", argv[++i]);
+        else return fail(rank, "unknown argument ", argv[i]);
+    }
+    if (reps < 1 || warmup < 0) return fail(rank, "--reps must be >= 1 and --warmup >= 0", "");
+    if (size < 2) return fail(rank, "needs 2 or more ranks", "");
+    if (colls[0]) {
+        memset(chosen, 0, sizeof chosen);
+        char list[256];
+        snprintf(list, sizeof list, "%s", colls);
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            int c = 0;
+            while (c < NCOLLS && strcmp(tok, OPTION[c])) c++;
+            if (c == NCOLLS) return fail(rank, "unknown collective ", tok);
+            chosen[c] = 1;
+        }
+    }
+    long list_of_sizes[64];
+    int nsizes = 0;
+    for (char *tok = strtok(sizes, ","); tok; tok = strtok(NULL, ",")) {
+        char *end;
+        long n = strtol(tok, &end, 10);
+        /* A size is a whole number of doubles, and an Alltoall's buffer of P blocks stays under 1 GiB. */
+        if (*end || n < 8 || n % 8 || n > (1L << 30) / size)
+            return fail(rank, "not a multiple of 8 bytes from 8 to 1 GiB / ranks: ", tok);
+        if (nsizes == 64) return fail(rank, "more than 64 sizes at ", tok);
+        list_of_sizes[nsizes++] = n;
+    }
+    double *mine = malloc(sizeof(double) * (size_t)reps), *slowest = malloc(sizeof(double) * (size_t)reps);
+    if (!mine || !slowest) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int c = 0; c < NCOLLS; c++) {
+        if (!chosen[c]) continue;
+        for (int k = 0; k < (c == BARRIER ? 1 : nsizes); k++) {
+            long bytes = c == BARRIER ? 0 : list_of_sizes[k];
+            time_calls(c, bytes, reps, warmup, rank, size, mine, slowest);
+            if (rank == 0) {
+                qsort(slowest, (size_t)reps, sizeof(double), cmp_double);
+                printf("SCALEWISE_COLL name=%s bytes=%ld ranks=%d reps=%d median_us=%.3f best_us=%.3f\n",
+                       MPI_NAME[c], bytes, size, reps, slowest[reps / 2] * 1e6, slowest[0] * 1e6);
+                fflush(stdout);
+            }
+        }
+    }
+    free(mine);
+    free(slowest);
+    MPI_Finalize();
+    return 0;
+}
