@@ -9,3 +9,4 @@ cd "$(dirname "$0")/.."
 .venv/bin/python bench/bench_replay.py
 .venv/bin/python bench/bench_trace.py
 .venv/bin/python bench/whatif_accuracy.py
+.venv/bin/python bench/calibrate_collectives.py

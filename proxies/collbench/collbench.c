@@ -4,7 +4,8 @@
  * For each collective (--colls, comma-separated from allreduce, bcast,
  * alltoall, barrier; default all four) and each size (--sizes, bytes,
  * comma-separated; default 8,65536,1048576) every rank runs --warmup untimed
- * calls, then --reps timed ones.  Each timed call starts right after an
+ * calls (default 3), then --reps timed ones (default 20).  Flags as in every
+ * proxy (common/swproxy.h): a bad one is one line on rank 0, exit 2.  Each timed call starts right after an
  * MPI_Barrier, so all ranks enter it together, as the replay assumes; a rank
  * times only its own call.  The time of a repetition is the slowest rank's
  * (the collective is over when the last rank leaves it); rank 0 prints, per
@@ -22,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swproxy.h"
+
 enum { ALLREDUCE, BCAST, ALLTOALL, BARRIER, NCOLLS };
 static const char *const OPTION[NCOLLS] = {"allreduce", "bcast", "alltoall", "barrier"};
 static const char *const MPI_NAME[NCOLLS] = {"MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Barrier"};
@@ -29,15 +32,6 @@ static const char *const MPI_NAME[NCOLLS] = {"MPI_Allreduce", "MPI_Bcast", "MPI_
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* One line on rank 0, the same exit status everywhere (every rank parses the same argv). */
-static int fail(int rank, const char *what, const char *value) {
-    if (rank == 0)
-        fprintf(stderr, "collbench: %s%s (usage: collbench [--colls allreduce,bcast,alltoall,barrier] "
-                        "[--sizes N,N] [--reps R] [--warmup W])\n", what, value);
-    MPI_Finalize();
-    return 2;
 }
 
 static void run(int coll, double *send, double *recv, int count) {
@@ -69,49 +63,62 @@ static void time_calls(int coll, long bytes, int reps, int warmup, int rank, int
     free(recv);
 }
 
+/* The collectives named in `list` (comma-separated OPTION names) marked in `chosen`. */
+static void choose(const char *list, int chosen[NCOLLS]) {
+    char copy[256], message[320];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        int c = 0;
+        while (c < NCOLLS && strcmp(tok, OPTION[c])) c++;
+        if (c == NCOLLS) {
+            snprintf(message, sizeof message, "unknown collective '%s' for --colls (known: allreduce, bcast, "
+                     "alltoall, barrier)", tok);
+            sw_args_fail(message);
+        }
+        chosen[c] = 1;
+    }
+}
+
+/* The sizes in `list` into `out` (at most 64); each a whole number of doubles, and an Alltoall's
+ * buffer of P blocks under 1 GiB. */
+static int parse_sizes(const char *list, int P, long out[64]) {
+    char copy[1024], message[320];
+    int n = 0;
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        char *end;
+        long bytes = strtol(tok, &end, 10);
+        if (*end || bytes < 8 || bytes % 8 || bytes > (1L << 30) / P || n == 64) {
+            snprintf(message, sizeof message, "bad size '%s' for --sizes: expected up to 64 multiples of 8 "
+                     "bytes from 8 to 1 GiB / ranks", tok);
+            sw_args_fail(message);
+        }
+        out[n++] = bytes;
+    }
+    return n;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank, size, reps = 20, warmup = 3, chosen[NCOLLS] = {1, 1, 1, 1};
-    char sizes[1024] = "8,65536,1048576", colls[256] = "";
+    int rank, size, chosen[NCOLLS] = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--colls") && i + 1 < argc) snprintf(colls, sizeof colls, "%s", argv[++i]);
-        else return fail(rank, "unknown argument ", argv[i]);
-    }
-    if (reps < 1 || warmup < 0) return fail(rank, "--reps must be >= 1 and --warmup >= 0", "");
-    if (size < 2) return fail(rank, "needs 2 or more ranks", "");
-    if (colls[0]) {
-        memset(chosen, 0, sizeof chosen);
-        char list[256];
-        snprintf(list, sizeof list, "%s", colls);
-        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-            int c = 0;
-            while (c < NCOLLS && strcmp(tok, OPTION[c])) c++;
-            if (c == NCOLLS) return fail(rank, "unknown collective ", tok);
-            chosen[c] = 1;
-        }
-    }
-    long list_of_sizes[64];
-    int nsizes = 0;
-    for (char *tok = strtok(sizes, ","); tok; tok = strtok(NULL, ",")) {
-        char *end;
-        long n = strtol(tok, &end, 10);
-        /* A size is a whole number of doubles, and an Alltoall's buffer of P blocks stays under 1 GiB. */
-        if (*end || n < 8 || n % 8 || n > (1L << 30) / size)
-            return fail(rank, "not a multiple of 8 bytes from 8 to 1 GiB / ranks: ", tok);
-        if (nsizes == 64) return fail(rank, "more than 64 sizes at ", tok);
-        list_of_sizes[nsizes++] = n;
-    }
+    sw_args_begin("collbench", argc, argv);
+    const char *colls = sw_flag_text("--colls", "allreduce,bcast,alltoall,barrier", "collectives to time");
+    const char *sizes = sw_flag_text("--sizes", "8,65536,1048576", "bytes per call, comma-separated");
+    int reps = (int)sw_flag_long("--reps", 1, 100000, 20, 20, 20);
+    int warmup = (int)sw_flag_long("--warmup", 0, 100000, 3, 3, 3);
+    sw_args_end();
+    if (size < 2) sw_args_fail("needs 2 or more ranks");
+    choose(colls, chosen);
+    long bytes_of[64];
+    int nsizes = parse_sizes(sizes, size, bytes_of);
     double *mine = malloc(sizeof(double) * (size_t)reps), *slowest = malloc(sizeof(double) * (size_t)reps);
     if (!mine || !slowest) MPI_Abort(MPI_COMM_WORLD, 3);
     for (int c = 0; c < NCOLLS; c++) {
         if (!chosen[c]) continue;
         for (int k = 0; k < (c == BARRIER ? 1 : nsizes); k++) {
-            long bytes = c == BARRIER ? 0 : list_of_sizes[k];
+            long bytes = c == BARRIER ? 0 : bytes_of[k];
             time_calls(c, bytes, reps, warmup, rank, size, mine, slowest);
             if (rank == 0) {
                 qsort(slowest, (size_t)reps, sizeof(double), cmp_double);

@@ -167,6 +167,15 @@ double sw_flag_double(const char *flag, double lo, double hi,
     return v;
 }
 
+const char *sw_flag_text(const char *flag, const char *fallback, const char *help)
+{
+    char line[160];
+    snprintf(line, sizeof line, "  %-12s %s (default %s)", flag, help, fallback);
+    register_flag(flag, line);
+    const char *text = find_flag(flag);
+    return text ? text : fallback;
+}
+
 static void exit_all(int status)
 {
     fflush(stdout);

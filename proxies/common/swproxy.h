@@ -23,6 +23,9 @@ long sw_flag_long(const char *flag, long lo, long hi,
                   long tiny, long small, long large);
 double sw_flag_double(const char *flag, double lo, double hi,
                       double tiny, double small, double large);
+/* A flag's text as given (not a sizing flag: presets do not apply), else `fallback`;
+ * `help` describes its value in --help. */
+const char *sw_flag_text(const char *flag, const char *fallback, const char *help);
 void sw_args_end(void);
 /* Report a configuration problem found after parsing (e.g. a grid that
  * cannot be split over this many ranks): one line on rank 0, exit 2. */

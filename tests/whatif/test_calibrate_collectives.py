@@ -72,7 +72,8 @@ def test_no_collectives_writes_no_section(tmp_path):
 
 
 def test_a_failing_benchmark_is_a_one_line_error():
-    with pytest.raises(ScalewiseError, match=r"collective benchmark failed \(exit 2\): collbench: .*: 12 ") as err:
+    failed = r"collective benchmark failed \(exit 2\): collbench: error: bad size '12' for --sizes"
+    with pytest.raises(ScalewiseError, match=failed) as err:
         measure_collectives("mpich", ("bcast",), (12,), reps=1)  # collbench's own check: whole doubles only
     assert "\n" not in str(err.value)
 
@@ -99,7 +100,7 @@ GOOD = {"name": "MPI_Bcast", "bytes": 8, "ranks": 2, "algorithm": "binomial", "m
 
 
 @pytest.mark.parametrize("entry, message", [
-    ({**GOOD, "measured_us": 0}, r"collectives entry 2 \(MPI_Bcast, 8 B\): measured_us: Input should be greater than 0"),
+    ({**GOOD, "measured_us": 0}, r"collectives entry 2 \(MPI_Bcast, 8 B\): measured_us: Input should be greater "),
     ({**GOOD, "name": "MPI_Scan"}, r"collectives entry 2 \(MPI_Scan, 8 B\): name: .*not a collective the replay"),
     ({k: v for k, v in GOOD.items() if k != "ranks"}, r"collectives entry 2 \(MPI_Bcast, 8 B\): ranks: Field required"),
     ({**GOOD, "seconds": 1}, r"collectives entry 2 \(MPI_Bcast, 8 B\): seconds: Extra inputs"),

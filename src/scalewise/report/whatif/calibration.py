@@ -27,7 +27,8 @@ def collectives_table(net: Network, library: str, statistic: str) -> Table:
     predicted over measured, less 1."""
     entries = net.collectives or []
     ranks = ", ".join(sorted({str(c.ranks) for c in entries}))
-    t = Table(title=f"{library}, {ranks} ranks: collectives measured ({statistic}, slowest rank) and replayed", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    t = Table(title=f"{library}, {ranks} ranks: collectives measured ({statistic}, slowest rank) and replayed",
+              box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
     for k in ("collective", "size", "algorithm", "measured", "predicted", "error"):
         t.add_column(k, justify="left" if k in ("collective", "algorithm") else "right")
     for c in entries:
