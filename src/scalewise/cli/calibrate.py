@@ -23,7 +23,8 @@ from scalewise.whatif.collbench import (COLLECTIVES, SIZES, measure_collectives,
               help="Measure between the first two nodes of the emulated cluster (scalewise cluster up).")
 @click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
               "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
-@click.option("--reps", default=50, show_default=True, type=click.IntRange(1), help="Round trips per size.")
+@click.option("--reps", default=50, show_default=True, type=click.IntRange(1),
+              help="Round trips per size, and repetitions of each timed collective.")
 @click.option("--statistic", type=click.Choice(STATISTICS), default="median", show_default=True,
               help="Half round trip fitted per size: the median, or the fastest (on a machine shared with other jobs).")
 @click.option("--collectives", "colls", default=",".join(COLLECTIVES), show_default=True,
