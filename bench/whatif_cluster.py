@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What-if accuracy on the emulated cluster: each proxy traced with one rank on
 each of 2 emulated nodes at several link rates (and with both ranks on this
-one machine), every link calibrated with `scalewise calibrate --cluster`;
+one machine), every link calibrated as `scalewise calibrate --cluster` does;
 each trace is then predicted on every other link and compared with the run
 of the same round measured there (wall time, MPI share).  A round runs every
 app once in every place, the link reshaped in place between places.  Root;
@@ -22,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from scalewise.cli.calibrate import cluster_shaping, rest_for  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -49,8 +50,10 @@ def calibrated(a, flavour: str) -> dict:
     """A network per link rate, measured with the ping-pong between the two nodes."""
     nets = {}
     for rate in a.rates:
-        on_nodes = pair_launcher(cluster_up(2, parse_rate(rate)), flavour, "whatif_cluster")
-        nets[rate] = fit(measure(flavour, reps=30, launcher=on_nodes), EAGER[(flavour, False)], rate, "")
+        c = cluster_up(2, parse_rate(rate))
+        shaping = cluster_shaping(c)
+        points = measure(flavour, reps=30, launcher=pair_launcher(c, flavour, "whatif_cluster"), pause=rest_for(shaping))
+        nets[rate] = fit(points, EAGER[(flavour, False)], rate, "", shaping)
     return nets
 
 

@@ -5,7 +5,11 @@
  * bounces; rank 0 prints, per size,
  *   SCALEWISE_PINGPONG bytes=N reps=R half_rtt_us=T mbit_s=B best_half_rtt_us=t best_mbit_s=b host0=H host1=H
  * with T the median half round trip, B = 8 * N / T, and t, b the same for the
- * fastest round trip (what the link can carry when nothing else interferes).  Other ranks only
+ * fastest round trip (what the link can carry when nothing else interferes).  --pause-us P
+ * makes rank 0 rest (busy) P microseconds before each round trip, outside the
+ * timing, so that a rate-limited link (a token bucket) starts every round
+ * trip rested: the round trips then show the link without its limit, for
+ * messages the bucket holds (scalewise calibrate --cluster).  Other ranks only
  * take part in MPI_Init and MPI_Finalize.  Used by the emulated cluster's
  * link checks (docs/cluster.md). */
 #define _GNU_SOURCE /* gethostname */
@@ -23,6 +27,7 @@ static int cmp_double(const void *a, const void *b) {
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size, reps = 20, warmup = 3;
+    long pause_us = 0;
     char sizes[1024] = "8,4194304";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -30,14 +35,15 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--pause-us") && i + 1 < argc) pause_us = atol(argv[++i]);
         else {
-            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W])\n", argv[i]);
+            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W] [--pause-us P])\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
     }
-    if (size < 2 || reps < 1 || warmup < 0) {
-        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks and --reps >= 1\n");
+    if (size < 2 || reps < 1 || warmup < 0 || pause_us < 0) {
+        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks, --reps >= 1 and --pause-us >= 0\n");
         MPI_Finalize();
         return 2;
     }
@@ -51,6 +57,10 @@ int main(int argc, char **argv) {
         char *buf = calloc((size_t)(n > 0 ? n : 1), 1);
         if (!buf || !t) MPI_Abort(MPI_COMM_WORLD, 3);
         for (int i = -warmup; i < reps; i++) {
+            /* Rest busy, as an application computes: a sleeping CPU wakes slowly (a 10 ms
+             * sleep made the next 8-byte round trip here 50 times slower). */
+            for (double until = MPI_Wtime() + (double)pause_us * 1e-6; rank == 0 && MPI_Wtime() < until;)
+                ;
             double t0 = MPI_Wtime();
             if (rank == 0) {
                 MPI_Send(buf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);

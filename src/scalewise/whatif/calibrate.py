@@ -26,7 +26,7 @@ import yaml
 from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import built_library, with_mpich_ucx
-from scalewise.whatif.network import Network
+from scalewise.whatif.network import Network, Shaping
 
 SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
 # Eager limits of the transports a 2-rank job uses by default: Open MPI's vader
@@ -56,11 +56,14 @@ def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list
 
 
 def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
-            launcher: Launcher | None = None, statistic: str = "median") -> dict[int, float]:
+            launcher: Launcher | None = None, statistic: str = "median", pause: float = 0.0) -> dict[int, float]:
     """Median (or fastest) half round trip in seconds per message size; ``launcher`` (e.g. across
-    emulated nodes) replaces the library's own launch here or on ``hosts``."""
+    emulated nodes) replaces the library's own launch here or on ``hosts``; ``pause`` seconds of
+    rest before each round trip (a shaped link's bucket refills)."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
     argv = [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
+    if pause > 0:
+        argv += ["--pause-us", str(math.ceil(pause * 1e6))]
     cmd, env = launcher(argv) if launcher else launch(flavour, hosts, argv)
     try:
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
@@ -74,19 +77,23 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
     return points
 
 
-def fit(points: dict[int, float], eager_limit: int, name: str, description: str) -> Network:
+def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
+        shaping: Shaping | None = None) -> Network:
     """One range per pair of neighbouring sizes, its line through both measured points.
 
     A larger message is never taken as cheaper than a smaller one.  Above the
     eager limit the model adds the rendezvous handshake (``2 * L0``, ``L0`` the
-    first range's latency) itself, so it is taken out of those points.  Where
-    the line through two points would cross zero below them (a steep step, as
-    when a shaped link's bucket runs dry) the range starts at 0 and passes
-    through its upper point."""
+    first range's latency) itself, so it is taken out of those points.  On a
+    shaped link (measured rested, each round trip after a pause) the model
+    adds the bucket's wait for what a message has beyond the bucket, so that
+    is taken out too and the ranges describe the link without its limit.
+    Where the line through two points would cross zero below them (a steep
+    step) the range starts at 0 and passes through its upper point."""
     if len(points) < 2:
         raise ScalewiseError("calibrate: fewer than 2 message sizes measured")
     sizes = sorted(points)
-    times = np.maximum.accumulate([points[s] for s in sizes])
+    held = [max(s - shaping.bucket_bytes, 0) / shaping.bytes_per_second if shaping else 0.0 for s in sizes]
+    times = np.maximum.accumulate([max(points[s] - h, 0.0) for s, h in zip(sizes, held)])
     handshake = 2 * times[0]
     wire = [t - handshake if s > eager_limit else t for s, t in zip(sizes, times)]
     ranges = []
@@ -97,7 +104,7 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str)
         slope = max((t1 - latency) / s1, 1e-15)
         ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": latency * 1e6,
                        "overhead_us": 0.0, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
-    return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges)
+    return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges, shaping=shaping)
 
 
 def write_network(net: Network, path: Path) -> Path:
