@@ -31,7 +31,7 @@ from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, fit, launch, measure  # noqa: E402
+from scalewise.whatif.calibrate import EAGER, fit, launch, measure, measure_overhead  # noqa: E402
 from scalewise.whatif.compare import compare, errors  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -52,8 +52,9 @@ def calibrated(a, flavour: str) -> dict:
     for rate in a.rates:
         c = cluster_up(2, parse_rate(rate))
         shaping = cluster_shaping(c)
-        points = measure(flavour, reps=30, launcher=pair_launcher(c, flavour, "whatif_cluster"), pause=rest_for(shaping))
-        nets[rate] = fit(points, EAGER[(flavour, False)], rate, "", shaping)
+        on_nodes = pair_launcher(c, flavour, "whatif_cluster")
+        points = measure(flavour, reps=30, launcher=on_nodes, pause=rest_for(shaping))
+        nets[rate] = fit(points, EAGER[(flavour, False)], rate, "", shaping, measure_overhead(flavour, launcher=on_nodes))
     return nets
 
 

@@ -11,7 +11,7 @@ from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import bucket_bytes, rate_text
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, write_network
+from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, measure_overhead, write_network
 from scalewise.whatif.network import Shaping
 
 
@@ -46,13 +46,15 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
         shaping = cluster_shaping(c)
     points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic,
                      pause=rest_for(shaping))
+    o = measure_overhead(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
     net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips",
-              shaping)
+              shaping, o)
     write_network(net, output)
     for r in net.ranges:
-        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, {r.bandwidth_gbit_s:.3g} Gbit/s")
+        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, o {r.overhead_us:.2f} us, "
+                   f"{r.bandwidth_gbit_s:.3g} Gbit/s")
     if shaping:
         click.echo(f"  shaped: {shaping.bucket_bytes} B bucket at {shaping.rate_gbit_s:g} Gbit/s ({shaping.source})")
     click.echo(f"network: {output}")
