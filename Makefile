@@ -46,10 +46,11 @@ demo: setup
 
 test: setup
 	@$(STEP) "runtime unit tests" $(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) check
-	$(VPY) -m pytest -q -n 2 -m "not emulated_nodes" tests
+	$(VPY) -m pytest -q -n 2 -m "not emulated_nodes and not alone" tests
 	@# Emulated nodes add and remove host network interfaces, which MPI jobs
-	@# starting at that moment see vanish (UCX: "No such device"): run them alone.
-	$(VPY) -m pytest -q -m emulated_nodes tests
+	@# starting at that moment see vanish (UCX: "No such device"); timings
+	@# compared with a real run need the cores to themselves: run these alone.
+	$(VPY) -m pytest -q -m "emulated_nodes or alone" tests
 
 bench: setup
 	@bench/run-all.sh

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """What-if accuracy on the emulated cluster: each proxy traced with one rank on
 each of 2 emulated nodes at several link rates (and with both ranks on this
-one machine), every link calibrated with `scalewise calibrate --cluster`;
+one machine), every link calibrated as `scalewise calibrate --cluster` does;
 each trace is then predicted on every other link and compared with the run
-measured there (wall time, MPI share).  Root; holds the cluster lock.
+of the same round measured there (wall time, MPI share).  A round runs every
+app once in every place, the link reshaped in place between places.  Root;
+holds the cluster lock.
 
 usage: whatif_cluster.py [--apps sem,ocean,amr,dft] [--size small] [--rates 100mbit,1gbit,10gbit]
-                         [--flavours openmpi,mpich] [--repeats 3]
+                         [--flavours openmpi,mpich] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from scalewise.cli.calibrate import cluster_shaping, rest_for  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -28,7 +31,7 @@ from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, fit, launch, measure  # noqa: E402
+from scalewise.whatif.calibrate import EAGER, fit, launch, measure, measure_overhead  # noqa: E402
 from scalewise.whatif.compare import compare, errors  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -43,51 +46,56 @@ def traced(flavour: str, argv: list[str], env: dict[str, str] | None, out: Path)
     return job.logs[0], job.traces[0]
 
 
-def record(a, flavour: str, tmp: Path) -> tuple[dict, dict]:
-    """Runs per (place, app) and a calibrated network per link rate."""
-    runs: dict[tuple[str, str], list[tuple[Path, Path]]] = {}
+def calibrated(a, flavour: str) -> dict:
+    """A network per link rate, measured with the ping-pong between the two nodes."""
     nets = {}
+    for rate in a.rates:
+        c = cluster_up(2, parse_rate(rate))
+        shaping = cluster_shaping(c)
+        on_nodes = pair_launcher(c, flavour, "whatif_cluster")
+        points = measure(flavour, reps=30, launcher=on_nodes, pause=rest_for(shaping))
+        nets[rate] = fit(points, EAGER[(flavour, False)], rate, "", shaping, measure_overhead(flavour, launcher=on_nodes))
+    return nets
+
+
+def record_round(a, flavour: str, k: int, runs: dict, tmp: Path) -> None:
+    """Round k: every app once on one node, then once on every link rate (reshaped in place), so each
+    round's runs are minutes apart and a slow spell of this machine falls on sources and targets alike."""
     for app in a.apps:
         exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
         cmd, env = launch(flavour, None, exe)
-        runs[(HERE, app)] = [traced(flavour, cmd, env, tmp / f"{flavour}-here-{app}-{k}") for k in range(a.repeats)]
+        runs.setdefault((HERE, app), []).append(traced(flavour, cmd, env, tmp / f"{flavour}-here-{app}-{k}"))
     for rate in a.rates:
-        cluster_down()
-        c = cluster_up(2, parse_rate(rate))
-        on_nodes = pair_launcher(c, flavour, "whatif_cluster")
-        nets[rate] = fit(measure(flavour, reps=30, launcher=on_nodes), EAGER[(flavour, False)], rate, "")
+        on_nodes = pair_launcher(cluster_up(2, parse_rate(rate)), flavour, "whatif_cluster")
         for app in a.apps:
             exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
-            runs[(rate, app)] = [traced(flavour, *on_nodes(exe), tmp / f"{flavour}-{rate}-{app}-{k}")
-                                 for k in range(a.repeats)]
-        cluster_down()
-    return runs, nets
+            runs.setdefault((rate, app), []).append(traced(flavour, *on_nodes(exe), tmp / f"{flavour}-{rate}-{app}-{k}"))
 
 
-def _median_run(pairs: list[tuple[Path, Path]]):
-    """The measured profile of the run with the median wall time, and the spread of the walls."""
-    profiles = sorted((read_profile(log) for log, _ in pairs), key=lambda p: float(p.ranks["wall"].max()))
-    walls = [float(p.ranks["wall"].max()) for p in profiles]
-    return profiles[len(profiles) // 2], (walls[-1] - walls[0]) / walls[len(walls) // 2]
+def _spread(walls: list[float]) -> float:
+    return (max(walls) - min(walls)) / statistics.median(walls)
 
 
 def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
-    """Every (source, target) pair: each source trace predicted on the target's calibrated link; the
-    prediction with the median wall time against the measured run with the median wall time there
-    (single runs on this machine differ by up to a third: docs/benchmarks.md)."""
+    """Every (source, target) pair: round k's source trace predicted on the target's calibrated link
+    against round k's run measured there; the cell is the round with the median wall error (all
+    rounds' errors are printed too)."""
     out = []
     for app in a.apps:
         for target in a.rates:
-            measured, spread = _median_run(runs[(target, app)])
+            measured = [read_profile(log) for log, _ in runs[(target, app)]]
+            spread = _spread([float(p.ranks["wall"].max()) for p in measured])
             for source in (HERE, *a.rates):
                 if source == target:
                     continue
-                predictions = sorted((replay(read_trace(trace), [nets[target]], library=flavour)[0]
-                                      for _, trace in runs[(source, app)]), key=lambda p: p.wall_time)
-                w = compare([predictions[len(predictions) // 2]], measured)
-                e = errors(w).iloc[0]
-                out.append({"mpi": flavour, "app": app, "source": source, "target": target,
-                            "wall": float(e["wall_error"]), "share": float(e["mpi_share_points"]),
+                rounds = []
+                for (_, trace), truth in zip(runs[(source, app)], measured):
+                    w = compare(replay(read_trace(trace), [nets[target]], library=flavour), truth)
+                    rounds.append((float(errors(w).iloc[0]["wall_error"]), w))
+                rounds.sort(key=lambda r: r[0])
+                wall, w = rounds[len(rounds) // 2]
+                out.append({"mpi": flavour, "app": app, "source": source, "target": target, "wall": wall,
+                            "share": float(errors(w).iloc[0]["mpi_share_points"]), "rounds": [r[0] for r in rounds],
                             "measured": w.summary.iloc[0], "predicted": w.summary.iloc[1], "spread": spread})
     return out
 
@@ -98,29 +106,36 @@ def main() -> int:
     ap.add_argument("--size", default="small")
     ap.add_argument("--rates", default="100mbit,1gbit,10gbit", type=lambda s: s.split(","))
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
     table = []
     with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
         try:
-            for flavour in a.flavours:
-                runs, nets = record(a, flavour, Path(tmp))
-                for rate, net in nets.items():
+            cluster_down()
+            nets = {flavour: calibrated(a, flavour) for flavour in a.flavours}
+            for flavour, by_rate in nets.items():
+                for rate, net in by_rate.items():
                     r = net.ranges
                     print(f"{flavour} {rate}: L {r[0].latency_us:.1f} us, small {r[0].bandwidth_gbit_s:.3f} Gbit/s, "
                           f"large {r[-1].bandwidth_gbit_s:.3f} Gbit/s", flush=True)
-                table += cells(a, flavour, runs, nets)
+            runs: dict[str, dict] = {flavour: {} for flavour in a.flavours}
+            for k in range(a.repeats):
+                for flavour in a.flavours:
+                    record_round(a, flavour, k, runs[flavour], Path(tmp))
+                print(f"round {k + 1} of {a.repeats} recorded", flush=True)
+            for flavour in a.flavours:
+                table += cells(a, flavour, runs[flavour], nets[flavour])
         finally:
             cluster_down()
     print("| MPI | app | recorded | predicted for | measured wall | predicted wall | wall error | measured MPI share "
-          "| predicted | points | spread of the measured runs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| predicted | points | spread of the measured runs | every round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         print(f"| {c['mpi']} | {c['app']} | {c['source']} | {rate_text(parse_rate(c['target']))} "
               f"| {m['wall_time']:.3f} s | {p['wall_time']:.3f} s | {100 * c['wall']:+.1f}% "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% | {c['share']:+.1f} "
-              f"| {100 * c['spread']:.0f}% |")
+              f"| {100 * c['spread']:.0f}% | {', '.join(f'{100 * r:+.0f}%' for r in c['rounds'])} |")
     walls = [abs(c["wall"]) for c in table]
     print(f"\ncells: {len(table)}; wall within 15%: {sum(w <= 0.15 for w in walls)}; "
           f"MPI share within 10 points: {sum(abs(c['share']) <= 10 for c in table)}; "

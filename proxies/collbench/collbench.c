@@ -4,7 +4,9 @@
  * For each collective (--colls, comma-separated from allreduce, bcast,
  * alltoall, barrier; default all four) and each size (--sizes, bytes,
  * comma-separated; default 8,65536,1048576) every rank runs --warmup untimed
- * calls (default 3), then --reps timed ones (default 20).  Flags as in every
+ * calls (default 3), then --reps timed ones (default 20), each after
+ * --pause-us microseconds of busy rest on every rank (default 0; a shaped
+ * link's token bucket refills, as the replay of one call assumes).  Flags as in every
  * proxy (common/swproxy.h): a bad one is one line on rank 0, exit 2.  Each timed call starts right after an
  * MPI_Barrier, so all ranks enter it together, as the replay assumes; a rank
  * times only its own call.  The time of a repetition is the slowest rank's
@@ -43,15 +45,19 @@ static void run(int coll, double *send, double *recv, int count) {
     }
 }
 
-/* Times `reps` calls after `warmup` ones; rank 0 gets each repetition's slowest rank in `slowest`. */
-static void time_calls(int coll, long bytes, int reps, int warmup, int rank, int size, double *mine,
-                       double *slowest) {
+/* Times `reps` calls after `warmup` ones, each after `pause` seconds of rest; rank 0 gets each
+ * repetition's slowest rank in `slowest`. */
+static void time_calls(int coll, long bytes, int reps, int warmup, double pause, int rank, int size,
+                       double *mine, double *slowest) {
     int count = (int)(bytes / 8);
     size_t elements = (size_t)(count > 0 ? count : 1) * (size_t)(coll == ALLTOALL ? size : 1);
     double *send = calloc(elements, sizeof(double)), *recv = calloc(elements, sizeof(double));
     if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 3);
     for (size_t j = 0; j < elements; j++) send[j] = (double)(rank + 1);
     for (int i = -warmup; i < reps; i++) {
+        /* Rest busy, as the ping-pong does: a sleeping CPU wakes slowly. */
+        for (double until = MPI_Wtime() + pause; pause > 0 && MPI_Wtime() < until;)
+            ;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         run(coll, send, recv, count);
@@ -108,6 +114,7 @@ int main(int argc, char **argv) {
     const char *sizes = sw_flag_text("--sizes", "8,65536,1048576", "bytes per call, comma-separated");
     int reps = (int)sw_flag_long("--reps", 1, 100000, 20, 20, 20);
     int warmup = (int)sw_flag_long("--warmup", 0, 100000, 3, 3, 3);
+    double pause = 1e-6 * (double)sw_flag_long("--pause-us", 0, 10000000, 0, 0, 0);
     sw_args_end();
     if (size < 2) sw_args_fail("needs 2 or more ranks");
     choose(colls, chosen);
@@ -119,7 +126,7 @@ int main(int argc, char **argv) {
         if (!chosen[c]) continue;
         for (int k = 0; k < (c == BARRIER ? 1 : nsizes); k++) {
             long bytes = c == BARRIER ? 0 : bytes_of[k];
-            time_calls(c, bytes, reps, warmup, rank, size, mine, slowest);
+            time_calls(c, bytes, reps, warmup, pause, rank, size, mine, slowest);
             if (rank == 0) {
                 qsort(slowest, (size_t)reps, sizeof(double), cmp_double);
                 printf("SCALEWISE_COLL name=%s bytes=%ld ranks=%d reps=%d median_us=%.3f best_us=%.3f\n",

@@ -5,7 +5,18 @@
  * bounces; rank 0 prints, per size,
  *   SCALEWISE_PINGPONG bytes=N reps=R half_rtt_us=T mbit_s=B best_half_rtt_us=t best_mbit_s=b host0=H host1=H
  * with T the median half round trip, B = 8 * N / T, and t, b the same for the
- * fastest round trip (what the link can carry when nothing else interferes).  Other ranks only
+ * fastest round trip (what the link can carry when nothing else interferes).  --pause-us P
+ * makes rank 0 rest (busy) P microseconds before each round trip, outside the
+ * timing, so that a rate-limited link (a token bucket) starts every round
+ * trip rested: the round trips then show the link without its limit, for
+ * messages the bucket holds (scalewise calibrate --cluster).  --stream N
+ * then has rank 0 send N 8-byte messages back to back and rank 1 answer the
+ * last with one empty message, --reps times; rank 0 prints
+ *   SCALEWISE_STREAM bytes=8 msgs=N reps=R stream_us=T best_stream_us=t
+ * (median and fastest whole stream): a stream costs each message the larger
+ * of the two sides' CPU time per message, which a ping-pong cannot separate
+ * from the latency (scalewise calibrate fits the overhead o from it).
+ * Other ranks only
  * take part in MPI_Init and MPI_Finalize.  Used by the emulated cluster's
  * link checks (docs/cluster.md). */
 #define _GNU_SOURCE /* gethostname */
@@ -20,9 +31,31 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* n 8-byte messages from rank 0 to rank 1 back to back, one empty answer; rank 0 times it. */
+static void stream_of_small_messages(int rank, long n, int reps, int warmup, double *t) {
+    char buf[8] = {0};
+    for (int i = -warmup; i < reps; i++) {
+        double t0 = MPI_Wtime();
+        if (rank == 0) {
+            for (long k = 0; k < n; k++) MPI_Send(buf, 8, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
+            MPI_Recv(buf, 0, MPI_CHAR, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            for (long k = 0; k < n; k++) MPI_Recv(buf, 8, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 0, MPI_CHAR, 0, 4, MPI_COMM_WORLD);
+        }
+        if (i >= 0) t[i] = MPI_Wtime() - t0;
+    }
+    if (rank == 0) {
+        qsort(t, (size_t)reps, sizeof(double), cmp_double);
+        printf("SCALEWISE_STREAM bytes=8 msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f\n", n, reps,
+               t[reps / 2] * 1e6, t[0] * 1e6);
+    }
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size, reps = 20, warmup = 3;
+    long pause_us = 0, stream = 0;
     char sizes[1024] = "8,4194304";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -30,14 +63,16 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--pause-us") && i + 1 < argc) pause_us = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--stream") && i + 1 < argc) stream = atol(argv[++i]);
         else {
-            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W])\n", argv[i]);
+            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W] [--pause-us P] [--stream N])\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
     }
-    if (size < 2 || reps < 1 || warmup < 0) {
-        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks and --reps >= 1\n");
+    if (size < 2 || reps < 1 || warmup < 0 || pause_us < 0 || stream < 0) {
+        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks, --reps >= 1, --pause-us >= 0 and --stream >= 0\n");
         MPI_Finalize();
         return 2;
     }
@@ -51,6 +86,10 @@ int main(int argc, char **argv) {
         char *buf = calloc((size_t)(n > 0 ? n : 1), 1);
         if (!buf || !t) MPI_Abort(MPI_COMM_WORLD, 3);
         for (int i = -warmup; i < reps; i++) {
+            /* Rest busy, as an application computes: a sleeping CPU wakes slowly (a 10 ms
+             * sleep made the next 8-byte round trip here 50 times slower). */
+            for (double until = MPI_Wtime() + (double)pause_us * 1e-6; rank == 0 && MPI_Wtime() < until;)
+                ;
             double t0 = MPI_Wtime();
             if (rank == 0) {
                 MPI_Send(buf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
@@ -70,6 +109,7 @@ int main(int argc, char **argv) {
         }
         free(buf);
     }
+    if (stream > 0) stream_of_small_messages(rank, stream, reps, warmup, t);
     free(t);
     MPI_Finalize();
     return 0;

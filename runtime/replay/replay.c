@@ -18,6 +18,7 @@
 
 typedef struct {
     double clock, tx_free, rx_free, call_start;
+    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
     int64_t pos;
     int started; /* the current event's compute and posting are done */
     int blocked;
@@ -187,6 +188,20 @@ static int post(engine *e, int64_t ev, int32_t dst, int32_t src, int is_recv)
     return 0;
 }
 
+/* How long the shaped link holds a message of `bytes` leaving at `start`
+ * back: the bucket refills up to its size, the message takes what credit
+ * there is and waits for the rest at the bucket's rate. */
+static double shaping_delay(const sw_network *net, rank_state *st, double start, double bytes)
+{
+    if (net->bucket_rate <= 0)
+        return 0;
+    double credit = fmin(net->bucket_bytes, st->credit + fmax(start - st->credit_at, 0) * net->bucket_rate);
+    double delay = fmax(bytes - credit, 0) / net->bucket_rate;
+    st->credit = fmax(credit - bytes, 0);
+    st->credit_at = fmax(start, st->credit_at) + delay;
+    return delay;
+}
+
 static int post_send(engine *e, int32_t r, int64_t ev)
 {
     const sw_network *net = e->net;
@@ -195,6 +210,7 @@ static int post_send(engine *e, int32_t r, int64_t ev)
     int k = range_of(net, bytes);
     /* The NIC sends one message after the other; the CPU only pays o. */
     double start = fmax(st->clock, st->tx_free);
+    start += shaping_delay(net, st, start, bytes);
     st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     e->st[ev].t_post = start;
     if (bytes <= net->eager_limit) {
@@ -402,6 +418,8 @@ int sw_replay(const sw_trace *tr, const sw_network *net, sw_result *out)
     e.st = big_alloc(n * sizeof *e.st);
     if (e.st) /* a wait on a request not yet posted must read "not ready" */
         memset(e.st, 0, n * sizeof *e.st);
+    for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
+        e.ranks[r].credit = net->bucket_bytes; /* every link starts rested */
     int rc = -1;
     if (e.ranks && e.stack && e.st && grow_slots(&e) == 0)
         rc = run(&e);

@@ -27,6 +27,12 @@ typedef struct {
     const double *gap;      /* g: minimum time between two injections at one NIC */
     const double *per_byte; /* G: seconds per byte (1 / bandwidth) */
     double eager_limit;     /* messages of at most this many bytes go eagerly */
+    /* A shaped link (token bucket, as tc tbf or a cloud instance's rate
+     * limit): each rank's outgoing link holds bucket_bytes of credit that
+     * refills at bucket_rate bytes per second; a message larger than the
+     * credit left waits for the rest.  bucket_rate 0: not shaped. */
+    double bucket_bytes;
+    double bucket_rate;
 } sw_network;
 
 /* One event, all fields side by side: the engine reads every rank's current

@@ -39,6 +39,13 @@ def test_up_is_idempotent_and_down_leaves_nothing(emulation):
         assert inside.splitlines()[0] == n.name and f"inet {n.address}/24" in inside
     again = cluster_up(3, parse_rate("gige"))  # same shape: the same nodes
     assert [n.pid for n in again.nodes] == [n.pid for n in c.nodes]
+    faster = cluster_up(3, parse_rate("10gbit"))  # same nodes, other links: reshaped in place
+    assert [n.pid for n in faster.nodes] == [n.pid for n in c.nodes] and current_cluster().rate_bits == 10**10
+    for n in c.nodes:
+        outside = subprocess.run(["tc", "qdisc", "show", "dev", n.veth], capture_output=True, text=True).stdout
+        inside = subprocess.run(["nsenter", "-t", str(n.pid), "-n", "tc", "qdisc", "show", "dev", "eth0"],
+                                capture_output=True, text=True).stdout
+        assert "rate 10Gbit" in outside and "rate 10Gbit" in inside
     other = cluster_up(2, parse_rate("fe"))  # another shape: rebuilt
     assert len(other.nodes) == 2 and set(node_holders()) == {n.pid for n in other.nodes}
     # A process started inside a node dies with the cluster.

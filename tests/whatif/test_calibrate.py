@@ -11,15 +11,47 @@ import pytest
 
 from scalewise import whatif
 from scalewise.whatif.calibrate import SIZES, fit
+from scalewise.whatif.trace import Call as C
 
 SCALEWISE = Path(sys.executable).parent / "scalewise"
 
 
 def _model_half_rtt(net, size: int) -> float:
-    """What the replay charges a ping-pong message: L + s*G, plus the 2 * L0 handshake above the eager limit."""
+    """What the replay charges a ping-pong message: 2o + L + s*G, plus the 2 * L0 handshake above the eager limit."""
     r = next(r for r in net.ranges if size <= r.upto)
     handshake = 2 * net.ranges[0].latency_us * 1e-6 if size > net.eager_limit else 0.0
-    return handshake + r.latency_us * 1e-6 + size * r.per_byte
+    return handshake + (2 * r.overhead_us + r.latency_us) * 1e-6 + size * r.per_byte
+
+
+def test_fit_takes_the_measured_overhead_out_of_the_latency():
+    # eager only: 2o + L = 10 us with o = 3 us, 10 Gbit/s
+    points = {s: 10e-6 + s * 8 / 10e9 for s in SIZES}
+    net = fit(points, 1 << 30, "planted", "", overhead=3e-6)
+    assert all(r.overhead_us == pytest.approx(3.0) and r.latency_us == pytest.approx(4.0) for r in net.ranges)
+    for size, t in points.items():
+        assert _model_half_rtt(net, size) == pytest.approx(t, rel=1e-9)
+    # never more than half the intercept: L stays >= 0 and the points are still reproduced
+    tight = fit(points, 1 << 30, "planted", "", overhead=8e-6)
+    assert tight.ranges[0].overhead_us == pytest.approx(5.0) and tight.ranges[0].latency_us == pytest.approx(0.0)
+    # in the replay, a stream of n small messages then costs about o each, as measured
+    n = 200
+    stream = [[C("MPI_Send", 1, 8)] * n + [C("MPI_Recv", 1, 0)], [C("MPI_Recv", 0, 8)] * n + [C("MPI_Send", 0, 0)]]
+    [p] = whatif.replay(whatif.from_calls(stream), net)
+    assert p.wall_time == pytest.approx((n + 3) * 3e-6 + 2 * 4e-6 + 8 * 8 / 10e9, rel=1e-9)
+
+
+def test_fit_on_a_shaped_link_describes_the_link_without_its_bucket():
+    # rested round trips on a link shaped to 0.1 Gbit/s with a 64 KiB bucket: 10 us + s / 8 Gbit/s
+    # below the bucket, plus (s - bucket) / 0.1 Gbit/s above it
+    shaping = whatif.Shaping(rate_gbit_s=0.1, bucket_bytes=65536)
+    points = {s: 10e-6 + s * 8 / 8e9 + max(s - 65536, 0) * 8 / 0.1e9 for s in SIZES}
+    net = fit(points, 1 << 30, "shaped", "", shaping)
+    assert net.shaping == shaping
+    assert all(r.bandwidth_gbit_s == pytest.approx(8.0, rel=1e-6) for r in net.ranges)
+    for size, t in points.items():  # a message sent on a rested link costs what was measured
+        trace = whatif.from_calls([[C("MPI_Send", 1, size)], [C("MPI_Recv", 0, size)]])
+        [p] = whatif.replay(trace, net)
+        assert p.wall_time == pytest.approx(t, rel=1e-9)
 
 
 def test_fit_recovers_planted_latency_and_bandwidth_per_range():
@@ -57,6 +89,7 @@ def test_calibrate_writes_a_network_the_replay_accepts(tmp_path):
     assert res.returncode == 0, res.stderr
     net = whatif.network(str(out))
     assert net.name == "calibrated" and net.eager_limit == 4096 and len(net.ranges) == len(SIZES) - 1
+    assert net.ranges[0].overhead_us > 0 and net.shaping is None  # o from the stream of small messages
     trace = whatif.from_calls([[whatif.Call("MPI_Send", peer=1, bytes=1 << 20)],
                                [whatif.Call("MPI_Recv", peer=0, bytes=1 << 20)]])
     [p] = whatif.replay(trace, str(out))

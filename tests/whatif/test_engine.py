@@ -122,11 +122,31 @@ def test_wait_on_unknown_request_is_a_clear_error():
         finish(whatif.from_calls([[C("MPI_Wait", reqs=(7,))]]), "ideal")
 
 
+def test_a_shaped_link_lets_a_rested_burst_through_then_holds_its_rate():
+    # 8 Gbit/s wire (1 ns per byte) behind a bucket of 3000 bytes refilling at 0.008 Gbit/s (1 byte per us)
+    wire = loggp(latency_us=2, overhead_us=0)
+    shaped = wire.model_copy(update={"shaping": whatif.Shaping(rate_gbit_s=0.008, bucket_bytes=3000)})
+
+    def last_arrival(rest_us, net):
+        sends = [C("MPI_Send", 1, 2000), C("MPI_Send", 1, 2000), C("MPI_Send", 1, 1000, compute=rest_us * US)]
+        recvs = [C("MPI_Recv", 0, 2000), C("MPI_Recv", 0, 2000), C("MPI_Recv", 0, 1000)]
+        return finish(whatif.from_calls([sends, recvs]), net).ranks.loc[1, "finish"] / US
+
+    # 1st: 3000 bytes of credit, leaves at 0.  2nd: leaves when the wire is free (2 us) with 1002
+    # bytes of credit and waits 998 us for the rest: arrives at 1000 + L + 2 = 1004 us.  3rd, sent
+    # at once: no credit, waits 1000 us more: arrives at 2000 + 2 + 1 us.
+    assert last_arrival(0, shaped) == pytest.approx(2003)
+    assert last_arrival(0, wire) == pytest.approx(4 + 3)  # unshaped: back to back on the wire
+    # After 5000 us of rest the bucket is full again (5000 - 1000 bytes >= 1000): no wait.
+    assert last_arrival(5000, shaped) == pytest.approx(5003)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_engine_matches_the_python_reference_on_random_traces(seed):
     P = random.Random(seed).choice([2, 3, 5, 8])
     trace = random_trace(seed, P)
-    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+    shaping = None if seed % 2 else whatif.Shaping(rate_gbit_s=1.0, bucket_bytes=8192)
+    net = whatif.Network(name="pw", eager_limit=4096, shaping=shaping, ranges=[
         dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
         dict(upto=65536, latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])

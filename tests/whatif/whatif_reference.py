@@ -19,6 +19,19 @@ def reference_replay(streams, net):
     c = streams.events
     P = streams.nranks
     clock, tx, rx = [0.0] * P, [0.0] * P, [0.0] * P
+    shaped = net.shaping
+    bucket = [(shaped.bucket_bytes if shaped else 0.0, 0.0) for _ in range(P)]  # (credit, at what time)
+
+    def held_back(r, start, nbytes):
+        """The token bucket: refill to its size since the last message, take what is there, wait for the rest."""
+        if not shaped:
+            return 0.0
+        rate = shaped.rate_gbit_s * 1e9 / 8
+        credit, at = bucket[r]
+        credit = min(shaped.bucket_bytes, credit + max(start - at, 0.0) * rate)
+        wait = max(nbytes - credit, 0.0) / rate
+        bucket[r] = (max(credit - nbytes, 0.0), max(start, at) + wait)
+        return wait
     pos = [int(streams.rank_start[r]) for r in range(P)]
     started = [False] * P
     call_start = [0.0] * P
@@ -55,6 +68,7 @@ def reference_replay(streams, net):
             nbytes = int(c["bytes"][ev])
             L, o, g, G = par(nbytes)
             start = max(clock[r], tx[r])
+            start += held_back(r, start, nbytes)
             tx[r] = start + g + G * nbytes
             st = state[ev] = {"start": start, "rndv": nbytes > net.eager_limit, "done": None}
             if not st["rndv"]:

@@ -6,13 +6,15 @@ from pathlib import Path
 
 import click
 
-from scalewise.cluster.emulated import require_cluster
+from scalewise.cluster.emulated import Cluster, require_cluster
 from scalewise.cluster.launching import pair_launcher
+from scalewise.cluster.links import bucket_bytes, rate_text
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, write_network
+from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, measure_overhead, write_network
 from scalewise.whatif.collbench import (COLLECTIVES, SIZES, measure_collectives, parse_collectives, parse_sizes,
                                         with_collectives)
+from scalewise.whatif.network import Shaping
 
 
 @click.command()
@@ -50,23 +52,42 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
     names, sizes = parse_collectives(colls), parse_sizes(coll_sizes)
     if ranks != 2 and (host_list or on_cluster):
         raise ScalewiseError("--ranks: more than 2 ranks only on this host (with --hosts or --cluster: one per host)")
-    launcher = None
+    launcher, shaping = None, None
     if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
-    points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
+        shaping = cluster_shaping(c)
+    points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic,
+                     pause=rest_for(shaping))
+    o = measure_overhead(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
-    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips")
+    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips",
+              shaping, o)
     if names:
-        timings = measure_collectives(flavour, names, sizes, reps, host_list, ranks, launcher)
+        timings = measure_collectives(flavour, names, sizes, reps, host_list, ranks, launcher, rest_for(shaping))
         net = with_collectives(net, flavour, timings, statistic)
     write_network(net, output)
     for r in net.ranges:
-        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, {r.bandwidth_gbit_s:.3g} Gbit/s")
+        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, o {r.overhead_us:.2f} us, "
+                   f"{r.bandwidth_gbit_s:.3g} Gbit/s")
+    if shaping:
+        click.echo(f"  shaped: {shaping.bucket_bytes} B bucket at {shaping.rate_gbit_s:g} Gbit/s ({shaping.source})")
     if net.collectives:
         _print_collectives(net, flavour, statistic)
     click.echo(f"network: {output}")
+
+
+def cluster_shaping(c: Cluster) -> Shaping:
+    """The token bucket every emulated link is shaped with, as the replay models it."""
+    return Shaping(rate_gbit_s=c.rate_bits / 1e9, bucket_bytes=bucket_bytes(c.rate_bits),
+                   source=f"tc tbf of the emulated links, {rate_text(c.rate_bits)}")
+
+
+def rest_for(shaping: Shaping | None) -> float:
+    """Seconds of rest before each round trip that refill a shaped link's bucket (a round trip
+    takes at most the whole bucket in each direction), with a tenth to spare."""
+    return 1.1 * shaping.bucket_bytes / shaping.bytes_per_second if shaping else 0.0
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:

@@ -31,7 +31,8 @@ def cluster() -> None:
               help="Two halves joined by an uplink carrying half of what one half can send.")
 @click.option("--slurm", "with_slurm", is_flag=True, help="Also start Slurm: slurmctld here, a slurmd in every node.")
 def up(nodes: int, preset: str | None, rate: str | None, blocking: str | None, with_slurm: bool) -> None:
-    """Bring up N emulated nodes (reuses a running cluster of the same shape)."""
+    """Bring up N emulated nodes (a running cluster of the same shape is kept; at another rate
+    its links are reshaped in place)."""
     if preset and rate:
         raise ScalewiseError("give --link or --rate, not both")
     bits = parse_rate(rate or preset or "gige")

@@ -235,8 +235,11 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None) -> Clust
         raise ScalewiseError("cluster: a blocking topology needs at least 2 nodes")
     check_can_emulate()
     old = current_cluster()
-    if old and len(old.nodes) == nodes and old.rate_bits == rate_bits and old.blocking == blocking \
-            and not old.alive():
+    if old and len(old.nodes) == nodes and old.blocking == blocking and not old.alive():
+        if old.rate_bits != rate_bits:  # same nodes, other links: reshape in place, keep what runs there
+            old.rate_bits = rate_bits
+            _shape_links(old)
+            _write_state(old)
         return old
     cluster_down()
     folder = state_dir()
@@ -266,7 +269,6 @@ def _build(c: Cluster, nodes: int, cpu_sets: list[list[int]]) -> None:
         c.links.append("swup0")
         for end, br in (("swup0", "swbr0"), ("swup1", "swbr1")):
             _run(["ip", "link", "set", end, "master", br, "up"], "attaching the uplink")
-            _shape(end, max(1, half * c.rate_bits // 2))
     for i in range(1, nodes + 1):
         name = f"{NODE_PREFIX}{i}"
         node = Node(name, _start_holder(name), f"{SUBNET}.{i}", f"swv{i}", cpu_sets[i - 1])
@@ -276,11 +278,21 @@ def _build(c: Cluster, nodes: int, cpu_sets: list[list[int]]) -> None:
         c.links.append(node.veth)
         _run(["ip", "link", "set", inner, "netns", str(node.pid)], f"moving the link into {name}")
         _run(["ip", "link", "set", node.veth, "master", bridge_of[i - 1], "up"], f"attaching {name}")
-        _shape(node.veth, c.rate_bits)
         for argv in (["ip", "link", "set", inner, "name", "eth0"], ["ip", "addr", "add", f"{node.address}/24", "dev", "eth0"],
                      ["ip", "link", "set", "eth0", "up"], ["ip", "link", "set", "lo", "up"]):
             _in_node(node, argv, f"configuring {name}")
+    _shape_links(c)
+
+
+def _shape_links(c: Cluster) -> None:
+    """Every link at the cluster's rate: both ends of each node's link, and with 2:1 blocking
+    the uplink between the halves at half of what one half can send."""
+    for node in c.nodes:
+        _shape(node.veth, c.rate_bits)
         _shape("eth0", c.rate_bits, node)
+    if c.blocking:
+        for end in ("swup0", "swup1"):
+            _shape(end, max(1, len(c.nodes) // 2 * c.rate_bits // 2))
 
 
 def _namespace_members(pids: list[int]) -> list[int]:

@@ -53,15 +53,18 @@ def rate_text(bits: int) -> str:
     return f"{bits} bit/s"
 
 
-def tbf_args(bits: int) -> list[str]:
-    """``tc qdisc ... tbf`` parameters for a rate.
+def bucket_bytes(bits: int) -> int:
+    """The token bucket of a link shaped to ``bits`` per second: 100 us of traffic, at least
+    64 KiB (one GSO segment).  A bigger bucket lets each message of a ping-pong start at full
+    speed and overshoots the rate (a 1 MiB bucket gave 112-120% of 1 Gbit/s with 4 MiB
+    messages; 128 KiB gave 98%).  A rested link passes this much at memory speed, which the
+    what-if replay models (scalewise calibrate --cluster records it)."""
+    return max(64 * 1024, bits // 8 // 10_000)
 
-    The bucket holds 100 us of traffic (at least 64 KiB, one GSO segment):
-    a bigger bucket lets each message of a ping-pong start at full speed and
-    overshoots the rate (a 1 MiB bucket gave 112-120% of 1 Gbit/s with 4 MiB
-    messages; 128 KiB gave 98%)."""
-    burst = max(64 * 1024, bits // 8 // 10_000)
-    return ["tbf", "rate", f"{bits}bit", "burst", str(burst), "latency", "100ms"]
+
+def tbf_args(bits: int) -> list[str]:
+    """``tc qdisc ... tbf`` parameters for a rate."""
+    return ["tbf", "rate", f"{bits}bit", "burst", str(bucket_bytes(bits)), "latency", "100ms"]
 
 
 # Shaped links here delivered 90-97% of up to 10 Gbit/s, 85-97% of 25 Gbit/s,

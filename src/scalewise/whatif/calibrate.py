@@ -3,8 +3,9 @@ sweep between two ranks and fit them into a file the replay accepts.
 
 In the model (docs/whatif.md) an eager message's half round trip is
 ``2o + L + s*G`` and a rendezvous one adds the RTS/CTS handshake, ``2*L0``.
-A ping-pong cannot tell ``o`` from ``L``: the fit puts the whole intercept
-into ``L`` and sets ``o`` and ``g`` to 0 (docs/decisions.md).  Each pair of
+A ping-pong cannot tell ``o`` from ``L``; a stream of small messages
+measures ``o`` (measure_overhead) and the fit takes it out of each range's
+intercept (docs/decisions.md); ``g`` is 0.  Each pair of
 neighbouring measured sizes gets its own range, a line through the two
 measured half round trips (median by default), so the model reproduces the
 ping-pong at every measured size: real transports are not one line (TCP
@@ -26,7 +27,7 @@ import yaml
 from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import built_library, with_mpich_ucx
-from scalewise.whatif.network import Network
+from scalewise.whatif.network import Network, Shaping
 
 SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
 # Eager limits of the transports a 2-rank job uses by default: Open MPI's vader
@@ -38,6 +39,8 @@ EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 81
 # shared machine, but optimistic where a link lets bursts through).
 STATISTICS = ("median", "best")
 _LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)")
+_STREAM = re.compile(r"SCALEWISE_STREAM .*?stream_us=([\d.]+) best_stream_us=([\d.]+)")
+STREAM = 200  # small messages per stream: the answer's round trip is under 1% of it
 
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
@@ -55,49 +58,85 @@ def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list
     return [*two_ranks(flavour), *where, *argv], env
 
 
-def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
-            launcher: Launcher | None = None, statistic: str = "median") -> dict[int, float]:
-    """Median (or fastest) half round trip in seconds per message size; ``launcher`` (e.g. across
-    emulated nodes) replaces the library's own launch here or on ``hosts``."""
+def _pingpong(flavour: str, hosts: list[str] | None, launcher: Launcher | None, args: list[str]) -> str:
+    """The ping-pong proxy's output, run with ``args`` on two ranks."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
-    argv = [str(exe), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
-    cmd, env = launcher(argv) if launcher else launch(flavour, hosts, argv)
+    cmd, env = (launcher or (lambda argv: launch(flavour, hosts, argv)))([str(exe), *args])
     try:
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         raise ScalewiseError(f"calibrate: the ping-pong did not finish in 600 s ({' '.join(cmd)})") from None
-    column = 1 + STATISTICS.index(statistic)
-    points = {int(m[0]): float(m[column]) * 1e-6 for m in _LINE.findall(res.stdout)}
-    if res.returncode or len(points) != len(sizes):
+    if res.returncode:
         last = (res.stderr.strip().splitlines() or ["no output"])[-1]
         raise ScalewiseError(f"calibrate: the ping-pong failed (exit {res.returncode}): {last}")
+    return res.stdout
+
+
+def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
+            launcher: Launcher | None = None, statistic: str = "median", pause: float = 0.0) -> dict[int, float]:
+    """Median (or fastest) half round trip in seconds per message size; ``launcher`` (e.g. across
+    emulated nodes) replaces the library's own launch here or on ``hosts``; ``pause`` seconds of
+    rest before each round trip (a shaped link's bucket refills)."""
+    args = ["--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
+    if pause > 0:
+        args += ["--pause-us", str(math.ceil(pause * 1e6))]
+    out = _pingpong(flavour, hosts, launcher, args)
+    column = 1 + STATISTICS.index(statistic)
+    points = {int(m[0]): float(m[column]) * 1e-6 for m in _LINE.findall(out)}
+    if len(points) != len(sizes):
+        raise ScalewiseError(f"calibrate: the ping-pong printed {len(points)} of {len(sizes)} sizes")
     return points
 
 
-def fit(points: dict[int, float], eager_limit: int, name: str, description: str) -> Network:
+def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 50, launcher: Launcher | None = None,
+                     statistic: str = "median", msgs: int = STREAM) -> float:
+    """The CPU time per message ``o``, in seconds, from a stream of small messages.
+
+    In the model a stream of n eager messages and one answer takes
+    ``(n + 3) o + 2 L`` and an empty half round trip ``2 o + L``, so
+    ``o = (stream - 2 * half round trip) / (n - 1)``."""
+    out = _pingpong(flavour, hosts, launcher, ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs)])
+    column = 1 + STATISTICS.index(statistic)
+    empty, stream = _LINE.findall(out), _STREAM.findall(out)
+    if len(empty) != 1 or len(stream) != 1:
+        raise ScalewiseError("calibrate: the ping-pong printed no stream of small messages")
+    return max(float(stream[0][column - 1]) - 2 * float(empty[0][column]), 0.0) * 1e-6 / (msgs - 1)
+
+
+def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
+        shaping: Shaping | None = None, overhead: float = 0.0) -> Network:
     """One range per pair of neighbouring sizes, its line through both measured points.
 
     A larger message is never taken as cheaper than a smaller one.  Above the
     eager limit the model adds the rendezvous handshake (``2 * L0``, ``L0`` the
-    first range's latency) itself, so it is taken out of those points.  Where
-    the line through two points would cross zero below them (a steep step, as
-    when a shaped link's bucket runs dry) the range starts at 0 and passes
-    through its upper point."""
+    first range's latency) itself, so it is taken out of those points.  On a
+    shaped link (measured rested, each round trip after a pause) the model
+    adds the bucket's wait for what a message has beyond the bucket, so that
+    is taken out too and the ranges describe the link without its limit.
+    Where the line through two points would cross zero below them (a steep
+    step) the range starts at 0 and passes through its upper point.
+
+    ``overhead`` (``o``, from measure_overhead) is taken out of each range's
+    intercept, which is ``2o + L`` in the model, and never more than half of
+    it: the ping-pong is still reproduced at every measured size."""
     if len(points) < 2:
         raise ScalewiseError("calibrate: fewer than 2 message sizes measured")
     sizes = sorted(points)
-    times = np.maximum.accumulate([points[s] for s in sizes])
-    handshake = 2 * times[0]
+    held = [max(s - shaping.bucket_bytes, 0) / shaping.bytes_per_second if shaping else 0.0 for s in sizes]
+    times = np.maximum.accumulate([max(points[s] - h, 0.0) for s, h in zip(sizes, held)])
+    o = min(overhead, times[0] / 2)
+    handshake = 2 * (times[0] - 2 * o)  # 2 L0
     wire = [t - handshake if s > eager_limit else t for s, t in zip(sizes, times)]
     ranges = []
     for k in range(1, len(sizes)):
         (s0, t0), (s1, t1) = (sizes[k - 1], wire[k - 1]), (sizes[k], wire[k])
         slope = max((t1 - t0) / (s1 - s0), 1e-15)  # flat: as fast as measurable
-        latency = max(t1 - slope * s1, 0.0)
-        slope = max((t1 - latency) / s1, 1e-15)
-        ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": latency * 1e6,
-                       "overhead_us": 0.0, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
-    return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges)
+        intercept = max(t1 - slope * s1, 0.0)
+        slope = max((t1 - intercept) / s1, 1e-15)
+        ok = min(o, intercept / 2)
+        ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": (intercept - 2 * ok) * 1e6,
+                       "overhead_us": ok * 1e6, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
+    return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges, shaping=shaping)
 
 
 def write_network(net: Network, path: Path) -> Path:

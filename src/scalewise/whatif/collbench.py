@@ -11,6 +11,7 @@ network.  The comparison is reported, not fed back into the replay
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -89,12 +90,15 @@ def _failure(res: subprocess.CompletedProcess) -> str:
 
 def measure_collectives(flavour: str, names: tuple[str, ...] = tuple(COLLECTIVES), sizes: tuple[int, ...] = SIZES,
                         reps: int = 20, hosts: list[str] | None = None, ranks: int = 2,
-                        launcher: Launcher | None = None) -> list[Timing]:
+                        launcher: Launcher | None = None, pause: float = 0.0) -> list[Timing]:
     """Collbench's timings of ``names`` (its short names) at ``sizes`` (Barrier once, at 0 B), on the
     ping-pong's ranks: ``launcher`` (e.g. across emulated nodes), else one rank on each of ``hosts``,
-    else ``ranks`` ranks here."""
+    else ``ranks`` ranks here; ``pause`` seconds of rest before each call (a shaped link's bucket
+    refills, as the replay of one call assumes)."""
     exe = built_library(flavour, "proxies/collbench", "collective benchmark proxy")
     argv = [str(exe), "--colls", ",".join(names), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
+    if pause > 0:
+        argv += ["--pause-us", str(math.ceil(pause * 1e6))]
     if launcher:
         cmd, env = launcher(argv)
     elif hosts or ranks == 2:

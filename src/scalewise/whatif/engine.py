@@ -22,7 +22,8 @@ _P = C.c_void_p
 
 class _Network(C.Structure):
     _fields_ = [("nranges", C.c_int64), ("upto", _P), ("latency", _P), ("overhead", _P), ("gap", _P),
-                ("per_byte", _P), ("eager_limit", C.c_double)]
+                ("per_byte", _P), ("eager_limit", C.c_double), ("bucket_bytes", C.c_double),
+                ("bucket_rate", C.c_double)]
 
 
 class _Trace(C.Structure):
@@ -95,7 +96,9 @@ def run(streams: Streams, net: Network) -> EngineResult:
         "gap": np.array([r.gap_us * 1e-6 for r in net.ranges], dtype=np.float64),
         "per_byte": np.array([r.per_byte for r in net.ranges], dtype=np.float64),
     }
-    c_net = _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit))
+    shaped = net.shaping
+    c_net = _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
+                     float(shaped.bucket_bytes) if shaped else 0.0, shaped.bytes_per_second if shaped else 0.0)
     nranks, nfuncs = streams.nranks, max(1, len(streams.functions))
     c_trace = _Trace(nranks, streams.nevents, nfuncs, _ptr(rank_start), _ptr(events), _ptr(reqs), len(reqs))
     finish, compute = np.zeros(nranks), np.zeros(nranks)

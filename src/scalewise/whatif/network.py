@@ -31,6 +31,22 @@ class SizeRange(BaseModel):
         return 0.0 if math.isinf(self.bandwidth_gbit_s) else 8.0 / (self.bandwidth_gbit_s * 1e9)
 
 
+class Shaping(BaseModel):
+    """A token-bucket rate limit on each rank's outgoing link (tc tbf on the emulated cluster's
+    links, a cloud instance's network allowance): ``bucket_bytes`` of credit that refills at
+    ``rate_gbit_s``; a message larger than the credit left waits for the rest at that rate.
+    The ranges then describe the link without the limit."""
+
+    model_config = ConfigDict(extra="forbid")
+    rate_gbit_s: float = Field(gt=0, description="the rate the bucket refills at")
+    bucket_bytes: int = Field(ge=0, description="credit a rested link holds")
+    source: str = Field("", description="where the numbers come from")
+
+    @property
+    def bytes_per_second(self) -> float:
+        return self.rate_gbit_s * 1e9 / 8
+
+
 class MeasuredCollective(BaseModel):
     """One collective `scalewise calibrate` timed, beside what the replay predicts for it on the
     file's ranges.  A record only: the replay never reads it (docs/decisions.md)."""
@@ -64,6 +80,7 @@ class Network(BaseModel):
     description: str = ""
     eager_limit: int = Field(ge=0, description="messages of at most this many bytes go eagerly")
     ranges: list[SizeRange] = Field(min_length=1)
+    shaping: Shaping | None = None
     collectives: list[MeasuredCollective] | None = None
 
     @model_validator(mode="after")
