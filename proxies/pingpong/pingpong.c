@@ -10,12 +10,15 @@
  * timing, so that a rate-limited link (a token bucket) starts every round
  * trip rested: the round trips then show the link without its limit, for
  * messages the bucket holds (scalewise calibrate --cluster).  --stream N
- * then has rank 0 send N 8-byte messages back to back and rank 1 answer the
- * last with one empty message, --reps times; rank 0 prints
+ * then has ranks 0 and 1 post N receives each and send each other N 8-byte
+ * messages back to back, --reps times; rank 0 prints
  *   SCALEWISE_STREAM bytes=8 msgs=N reps=R stream_us=T best_stream_us=t
- * (median and fastest whole stream): a stream costs each message the larger
- * of the two sides' CPU time per message, which a ping-pong cannot separate
- * from the latency (scalewise calibrate fits the overhead o from it).
+ * (median and fastest time of the slower rank): each rank's CPU pays every
+ * message it sends and every one it receives, which a ping-pong cannot
+ * separate from the latency (scalewise calibrate fits the overhead o from
+ * it).  Both ways at once, as a halo exchange: one way, the sender's time
+ * per message is both sides' work here, since the emulated links run the
+ * receiver's TCP stack on the sender's CPU.
  * Other ranks only
  * take part in MPI_Init and MPI_Finalize.  Used by the emulated cluster's
  * link checks (docs/cluster.md). */
@@ -31,25 +34,32 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* n 8-byte messages from rank 0 to rank 1 back to back, one empty answer; rank 0 times it. */
+/* Ranks 0 and 1 each post n receives, then send each other n 8-byte messages back to back and
+ * complete the receives; rank 0 prints the slower rank's time. */
 static void stream_of_small_messages(int rank, long n, int reps, int warmup, double *t) {
-    char buf[8] = {0};
+    char out[8] = {0}, *in = malloc((size_t)n * 8);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)n);
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)n); /* not STATUSES_IGNORE: gcc misreads MPICH's */
+    if (!in || !req || !st) MPI_Abort(MPI_COMM_WORLD, 3);
+    int peer = rank < 2 ? 1 - rank : MPI_PROC_NULL; /* other ranks join only the barrier and reduce */
     for (int i = -warmup; i < reps; i++) {
+        for (long k = 0; k < n; k++) MPI_Irecv(in + 8 * k, 8, MPI_CHAR, peer, 3, MPI_COMM_WORLD, &req[k]);
+        MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        if (rank == 0) {
-            for (long k = 0; k < n; k++) MPI_Send(buf, 8, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
-            MPI_Recv(buf, 0, MPI_CHAR, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else if (rank == 1) {
-            for (long k = 0; k < n; k++) MPI_Recv(buf, 8, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, 0, MPI_CHAR, 0, 4, MPI_COMM_WORLD);
-        }
-        if (i >= 0) t[i] = MPI_Wtime() - t0;
+        for (long k = 0; k < n; k++) MPI_Send(out, 8, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+        MPI_Waitall((int)n, req, st);
+        double mine = MPI_Wtime() - t0, slowest = mine;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (i >= 0) t[i] = slowest;
     }
     if (rank == 0) {
         qsort(t, (size_t)reps, sizeof(double), cmp_double);
         printf("SCALEWISE_STREAM bytes=8 msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f\n", n, reps,
                t[reps / 2] * 1e6, t[0] * 1e6);
     }
+    free(in);
+    free(req);
+    free(st);
 }
 
 int main(int argc, char **argv) {

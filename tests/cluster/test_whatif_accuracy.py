@@ -21,11 +21,12 @@ from scalewise.whatif.network import load_network
 from scalewise.whatif.trace import Call as C
 
 SW = str(Path(os.sys.executable).with_name("scalewise"))
-# Network-bound on the slower link (about 90% MPI at 100 Mbit/s), where repeated runs on this
-# machine agree within 1-2%; elsewhere the spread of repeated runs alone is larger than the bound
-# (docs/benchmarks.md, "What-if accuracy against real runs").
-APP = ["dft", "--size", "small", "--iters", "4"]
+# dft is network-bound on the slower link (about 90% MPI at 100 Mbit/s); sem sends an 8 KiB halo
+# message after each millisecond of computation, which the shaped link's bucket lets through at
+# memory speed (without the bucket in the model its MPI share came out 13-20 points high).
+APPS = {"dft": ["--size", "small", "--iters", "4"], "sem": ["--size", "small"]}
 WALL_BOUND, SHARE_BOUND = 0.15, 10.0
+ROUNDS = 3
 
 
 def _sw(*args: str) -> subprocess.CompletedProcess:
@@ -39,9 +40,9 @@ def _calibrate(mpi: str, out: Path) -> Path:
     return out
 
 
-def _traced_run(mpi: str, out: Path) -> tuple[Path, Path]:
-    exe = str(build_dir() / mpi / "proxies" / APP[0])
-    line = [*two_ranks(mpi, one_per_node=True), exe, *APP[1:]]
+def _traced_run(mpi: str, app: str, out: Path) -> tuple[Path, Path]:
+    exe = str(build_dir() / mpi / "proxies" / app)
+    line = [*two_ranks(mpi, one_per_node=True), exe, *APPS[app]]
     done = _sw("run", "--cluster", "--trace", "--quiet", "-o", str(out), "--", *line)
     assert "status=PASS" in done.stdout
     log = Path(re.search(r"profile: (\S+)", done.stdout).group(1))
@@ -59,16 +60,29 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
     assert 0.080 <= 8 * n / one_way.wall_time / 1e9 <= 0.105, one_way.wall_time
 
 
-@pytest.mark.parametrize("mpi", ["mpich"])  # Open MPI misses here by 31%: docs/benchmarks.md says why not yet
-def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, tmp_path):
-    cluster_up(2, parse_rate("1gbit"))
-    _, trace = _traced_run(mpi, tmp_path / "gige")
+# Open MPI's dft at 100 Mbit/s takes 1.3 times its prediction: its TCP transport slows down under
+# back-to-back exchanges both ways (docs/benchmarks.md), which the model does not have yet.
+@pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"]), ("openmpi", ["sem"])])
+def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps, tmp_path):
+    # Rounds, as bench/whatif_cluster.py: each round records at 1 Gbit/s and measures at 100 Mbit/s
+    # within seconds (the link reshaped in place), so a slow spell of this machine (single runs a
+    # minute apart differed by half here) falls on both; the median round per app is checked.
     cluster_up(2, parse_rate("100mbit"))
     net = _calibrate(mpi, tmp_path / "fe.yaml")
-    measured, _ = _traced_run(mpi, tmp_path / "fe")
-    done = _sw("whatif", str(trace), "--network", str(net), "--mpi", mpi, "--measured", str(measured), "--json")
-    err = json.loads(done.stdout)["errors"][0]
-    detail = f"{mpi}: recorded at 1 Gbit/s, predicted for 100 Mbit/s: {err}"
-    print(detail)
-    assert abs(err["wall_error"]) <= WALL_BOUND, detail
-    assert abs(err["mpi_share_points"]) <= SHARE_BOUND, detail
+    errors: dict[str, list[dict]] = {app: [] for app in apps}
+    for k in range(ROUNDS):
+        for app in apps:
+            cluster_up(2, parse_rate("1gbit"))
+            _, trace = _traced_run(mpi, app, tmp_path / f"gige{k}")
+            cluster_up(2, parse_rate("100mbit"))
+            measured, _ = _traced_run(mpi, app, tmp_path / f"fe{k}")
+            done = _sw("whatif", str(trace), "--network", str(net), "--mpi", mpi, "--measured", str(measured), "--json")
+            errors[app].append(json.loads(done.stdout)["errors"][0])
+    misses = []
+    for app, rounds in errors.items():
+        err = sorted(rounds, key=lambda e: e["wall_error"])[len(rounds) // 2]
+        detail = f"{mpi} {app}: recorded at 1 Gbit/s, predicted for 100 Mbit/s: {err} (rounds: {rounds})"
+        print(detail)
+        if abs(err["wall_error"]) > WALL_BOUND or abs(err["mpi_share_points"]) > SHARE_BOUND:
+            misses.append(detail)
+    assert not misses, misses

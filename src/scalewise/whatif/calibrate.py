@@ -3,8 +3,8 @@ sweep between two ranks and fit them into a file the replay accepts.
 
 In the model (docs/whatif.md) an eager message's half round trip is
 ``2o + L + s*G`` and a rendezvous one adds the RTS/CTS handshake, ``2*L0``.
-A ping-pong cannot tell ``o`` from ``L``; a stream of small messages
-measures ``o`` (measure_overhead) and the fit takes it out of each range's
+A ping-pong cannot tell ``o`` from ``L``; streams of small messages both
+ways measure ``o`` (measure_overhead) and the fit takes it out of each range's
 intercept (docs/decisions.md); ``g`` is 0.  Each pair of
 neighbouring measured sizes gets its own range, a line through the two
 measured half round trips (median by default), so the model reproduces the
@@ -40,7 +40,7 @@ EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 81
 STATISTICS = ("median", "best")
 _LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)")
 _STREAM = re.compile(r"SCALEWISE_STREAM .*?stream_us=([\d.]+) best_stream_us=([\d.]+)")
-STREAM = 200  # small messages per stream: the answer's round trip is under 1% of it
+STREAM = 200  # small messages each way per stream: one latency is a small part of it
 
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
@@ -90,17 +90,18 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
 
 def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 50, launcher: Launcher | None = None,
                      statistic: str = "median", msgs: int = STREAM) -> float:
-    """The CPU time per message ``o``, in seconds, from a stream of small messages.
+    """The CPU time per message ``o``, in seconds, from streams of small messages both ways.
 
-    In the model a stream of n eager messages and one answer takes
-    ``(n + 3) o + 2 L`` and an empty half round trip ``2 o + L``, so
-    ``o = (stream - 2 * half round trip) / (n - 1)``."""
+    Two ranks each send the other n eager messages back to back, their
+    receives posted; in the model each rank pays ``o`` per message sent and
+    ``o`` per message received, and the messages arrive while it is still
+    sending, so a stream takes ``2 n o`` (plus one latency, which n makes
+    small): ``o = stream / 2n``."""
     out = _pingpong(flavour, hosts, launcher, ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs)])
-    column = 1 + STATISTICS.index(statistic)
-    empty, stream = _LINE.findall(out), _STREAM.findall(out)
-    if len(empty) != 1 or len(stream) != 1:
+    stream = _STREAM.findall(out)
+    if len(stream) != 1:
         raise ScalewiseError("calibrate: the ping-pong printed no stream of small messages")
-    return max(float(stream[0][column - 1]) - 2 * float(empty[0][column]), 0.0) * 1e-6 / (msgs - 1)
+    return float(stream[0][STATISTICS.index(statistic)]) * 1e-6 / (2 * msgs)
 
 
 def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
