@@ -63,9 +63,9 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
 
 # MPICH only.  Open MPI's dft at 100 Mbit/s takes 1.3 times its prediction: its TCP transport slows
 # down under back-to-back exchanges both ways (docs/benchmarks.md), which the model does not have yet.
-# Open MPI's sem is predicted within 8% in most rounds of the bench, but here its computation
-# differed by up to 41% between a round's two runs, and two of three runs of this test put the median
-# of 5 rounds once at +23%: too noisy on this machine for a bound in every test run.
+# Open MPI's sem is predicted within 8% in most rounds of the bench, but its computation differed by
+# up to 41% between a round's two runs here, and two of three runs of this test failed (once with the
+# median of 5 rounds at +23% wall): too noisy on this machine for a bound in every test run.
 @pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"])])
 def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps, tmp_path):
     # Rounds, as bench/whatif_cluster.py: each round records at 1 Gbit/s and measures at 100 Mbit/s
