@@ -58,4 +58,6 @@ def test_time_bins_hold_the_union_of_the_threads_calls(run):
     for row in profile.ranks.itertuples():
         assert sums.loc[row.rank, "mpi_time"] == pytest.approx(row.mpi_time, abs=2e-9)
         assert sums.loc[row.rank, "compute_time"] == pytest.approx(row.compute_time, abs=2e-9)
-    assert (b["mpi_time"] <= b["width"] * (1 + 1e-6)).all()
+    # Bins are exact in ticks; in nanoseconds each one is a piece of a rounded running sum (so the
+    # bins add up to the totals), and a bin wholly inside MPI can come out 1 ns above its width.
+    assert (b["mpi_time"] <= b["width"] + 1.001e-9).all()
