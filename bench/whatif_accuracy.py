@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from scalewise.launch.preload import library_path  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, fit, launch, measure, measure_overhead  # noqa: E402
+from scalewise.whatif.calibrate import EAGER, calibrated_network, launch  # noqa: E402
 from scalewise.whatif.compare import compare, errors  # noqa: E402
 
 APPS = ("sem", "ocean", "amr", "dft")
@@ -42,8 +42,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):
-            net = fit(measure(flavour, reps=50), EAGER[(flavour, True)], f"calibrated-{flavour}", "",
-                      overhead=measure_overhead(flavour))
+            net = calibrated_network(flavour, EAGER[(flavour, True)], f"calibrated-{flavour}", "")
             for app in APPS:
                 rows = []
                 for k in range(a.repeats):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cli.calibrate import cluster_shaping, rest_for  # noqa: E402
+from scalewise.cli.calibrate import cluster_shaping  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -31,7 +31,7 @@ from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, fit, launch, measure, measure_overhead  # noqa: E402
+from scalewise.whatif.calibrate import EAGER, calibrated_network, launch  # noqa: E402
 from scalewise.whatif.compare import compare, errors  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -51,10 +51,8 @@ def calibrated(a, flavour: str) -> dict:
     nets = {}
     for rate in a.rates:
         c = cluster_up(2, parse_rate(rate))
-        shaping = cluster_shaping(c)
-        on_nodes = pair_launcher(c, flavour, "whatif_cluster")
-        points = measure(flavour, reps=30, launcher=on_nodes, pause=rest_for(shaping))
-        nets[rate] = fit(points, EAGER[(flavour, False)], rate, "", shaping, measure_overhead(flavour, launcher=on_nodes))
+        nets[rate] = calibrated_network(flavour, EAGER[(flavour, False)], rate, "", reps=30, shaping=cluster_shaping(c),
+                                        launcher=pair_launcher(c, flavour, "whatif_cluster"))
     return nets
 
 
@@ -91,11 +89,12 @@ def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
                 rounds = []
                 for (_, trace), truth in zip(runs[(source, app)], measured):
                     w = compare(replay(read_trace(trace), [nets[target]], library=flavour), truth)
-                    rounds.append((float(errors(w).iloc[0]["wall_error"]), w))
-                rounds.sort(key=lambda r: r[0])
-                wall, w = rounds[len(rounds) // 2]
-                out.append({"mpi": flavour, "app": app, "source": source, "target": target, "wall": wall,
-                            "share": float(errors(w).iloc[0]["mpi_share_points"]), "rounds": [r[0] for r in rounds],
+                    rounds.append((errors(w).iloc[0], w))
+                rounds.sort(key=lambda r: r[0]["wall_error"])
+                e, w = rounds[len(rounds) // 2]
+                out.append({"mpi": flavour, "app": app, "source": source, "target": target,
+                            "wall": float(e["wall_error"]), "share": float(e["mpi_share_points"]),
+                            "rounds": [float(r[0]["wall_error"]) for r in rounds],
                             "measured": w.summary.iloc[0], "predicted": w.summary.iloc[1], "spread": spread})
     return out
 

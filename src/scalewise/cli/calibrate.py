@@ -11,7 +11,7 @@ from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import bucket_bytes, rate_text
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, fit, measure, measure_overhead, write_network
+from scalewise.whatif.calibrate import EAGER, STATISTICS, calibrated_network, rest_for, write_network
 from scalewise.whatif.collbench import (COLLECTIVES, SIZES, measure_collectives, parse_collectives, parse_sizes,
                                         with_collectives)
 from scalewise.whatif.network import Shaping
@@ -57,13 +57,11 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
         shaping = cluster_shaping(c)
-    points = measure(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic,
-                     pause=rest_for(shaping))
-    o = measure_overhead(flavour, host_list, reps=reps, launcher=launcher, statistic=statistic)
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
-    net = fit(points, limit, name, f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips",
-              shaping, o)
+    net = calibrated_network(flavour, limit, name,
+                             f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips",
+                             hosts=host_list, launcher=launcher, shaping=shaping, reps=reps, statistic=statistic)
     if names:
         timings = measure_collectives(flavour, names, sizes, reps, host_list, ranks, launcher, rest_for(shaping))
         net = with_collectives(net, flavour, timings, statistic)
@@ -83,11 +81,6 @@ def cluster_shaping(c: Cluster) -> Shaping:
     return Shaping(rate_gbit_s=c.rate_bits / 1e9, bucket_bytes=bucket_bytes(c.rate_bits),
                    source=f"tc tbf of the emulated links, {rate_text(c.rate_bits)}")
 
-
-def rest_for(shaping: Shaping | None) -> float:
-    """Seconds of rest before each round trip that refill a shaped link's bucket (a round trip
-    takes at most the whole bucket in each direction), with a tenth to spare."""
-    return 1.1 * shaping.bucket_bytes / shaping.bytes_per_second if shaping else 0.0
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:

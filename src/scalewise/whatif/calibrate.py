@@ -58,18 +58,39 @@ def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list
     return [*two_ranks(flavour), *where, *argv], env
 
 
+def rest_for(shaping: Shaping | None) -> float:
+    """Seconds of rest before each round trip (or timed call) that refill a shaped link's bucket
+    (a round trip takes at most the whole bucket in each direction), with a tenth to spare."""
+    return 1.1 * shaping.bucket_bytes / shaping.bytes_per_second if shaping else 0.0
+
+
+def pause_args(pause: float) -> list[str]:
+    """The proxies' ``--pause-us`` for ``pause`` seconds of busy rest (none for 0)."""
+    return ["--pause-us", str(math.ceil(pause * 1e6))] if pause > 0 else []
+
+
+def _last_line(res: subprocess.CompletedProcess) -> str:
+    return (res.stderr.strip().splitlines() or ["no output"])[-1]
+
+
+def run_proxy(cmd: list[str], env: dict[str, str], what: str,
+              complaint: Callable[[subprocess.CompletedProcess], str] = _last_line) -> str:
+    """A calibration proxy's output; a one-line error naming ``what`` when it hangs or fails
+    (``complaint`` picks the line to quote)."""
+    try:
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise ScalewiseError(f"calibrate: {what} did not finish in 600 s ({' '.join(cmd)})") from None
+    if res.returncode:
+        raise ScalewiseError(f"calibrate: {what} failed (exit {res.returncode}): {complaint(res)}")
+    return res.stdout
+
+
 def _pingpong(flavour: str, hosts: list[str] | None, launcher: Launcher | None, args: list[str]) -> str:
     """The ping-pong proxy's output, run with ``args`` on two ranks."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
     cmd, env = (launcher or (lambda argv: launch(flavour, hosts, argv)))([str(exe), *args])
-    try:
-        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise ScalewiseError(f"calibrate: the ping-pong did not finish in 600 s ({' '.join(cmd)})") from None
-    if res.returncode:
-        last = (res.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ScalewiseError(f"calibrate: the ping-pong failed (exit {res.returncode}): {last}")
-    return res.stdout
+    return run_proxy(cmd, env, "the ping-pong")
 
 
 def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
@@ -77,9 +98,7 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
     """Median (or fastest) half round trip in seconds per message size; ``launcher`` (e.g. across
     emulated nodes) replaces the library's own launch here or on ``hosts``; ``pause`` seconds of
     rest before each round trip (a shaped link's bucket refills)."""
-    args = ["--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
-    if pause > 0:
-        args += ["--pause-us", str(math.ceil(pause * 1e6))]
+    args = ["--sizes", ",".join(map(str, sizes)), "--reps", str(reps), *pause_args(pause)]
     out = _pingpong(flavour, hosts, launcher, args)
     column = 1 + STATISTICS.index(statistic)
     points = {int(m[0]): float(m[column]) * 1e-6 for m in _LINE.findall(out)}
@@ -138,6 +157,16 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
         ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": (intercept - 2 * ok) * 1e6,
                        "overhead_us": ok * 1e6, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
     return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges, shaping=shaping)
+
+
+def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,
+                       hosts: list[str] | None = None, launcher: Launcher | None = None,
+                       shaping: Shaping | None = None, reps: int = 50, statistic: str = "median") -> Network:
+    """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
+    a shaped link), the streams that give ``o``, and the fit."""
+    points = measure(flavour, hosts, reps=reps, launcher=launcher, statistic=statistic, pause=rest_for(shaping))
+    o = measure_overhead(flavour, hosts, reps=reps, launcher=launcher, statistic=statistic)
+    return fit(points, eager_limit, name, description, shaping, o)
 
 
 def write_network(net: Network, path: Path) -> Path:

@@ -11,7 +11,6 @@ network.  The comparison is reported, not fed back into the replay
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import subprocess
@@ -21,7 +20,7 @@ from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN, root_env
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.api import replay
-from scalewise.whatif.calibrate import Launcher, launch
+from scalewise.whatif.calibrate import Launcher, launch, pause_args, run_proxy
 from scalewise.whatif.collectives import schedule
 from scalewise.whatif.network import MeasuredCollective, Network
 from scalewise.whatif.trace import Call, from_calls
@@ -96,23 +95,16 @@ def measure_collectives(flavour: str, names: tuple[str, ...] = tuple(COLLECTIVES
     else ``ranks`` ranks here; ``pause`` seconds of rest before each call (a shaped link's bucket
     refills, as the replay of one call assumes)."""
     exe = built_library(flavour, "proxies/collbench", "collective benchmark proxy")
-    argv = [str(exe), "--colls", ",".join(names), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps)]
-    if pause > 0:
-        argv += ["--pause-us", str(math.ceil(pause * 1e6))]
+    argv = [str(exe), "--colls", ",".join(names), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps),
+            *pause_args(pause)]
     if launcher:
         cmd, env = launcher(argv)
     elif hosts or ranks == 2:
         cmd, env = launch(flavour, hosts, argv)
     else:
         cmd, env = launch_ranks(flavour, ranks, argv)
-    try:
-        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise ScalewiseError(f"calibrate: the collective benchmark did not finish in 600 s ({' '.join(cmd)})") from None
-    if res.returncode:
-        raise ScalewiseError(f"calibrate: the collective benchmark failed (exit {res.returncode}): {_failure(res)}")
-    timings = [Timing(m[0], int(m[1]), int(m[2]), float(m[3]) * 1e-6, float(m[4]) * 1e-6)
-               for m in _LINE.findall(res.stdout)]
+    out = run_proxy(cmd, env, "the collective benchmark", _failure)
+    timings = [Timing(m[0], int(m[1]), int(m[2]), float(m[3]) * 1e-6, float(m[4]) * 1e-6) for m in _LINE.findall(out)]
     expected = sum(1 if n == "barrier" else len(sizes) for n in names)
     if len(timings) != expected:
         raise ScalewiseError(f"calibrate: the collective benchmark printed {len(timings)} of {expected} "
