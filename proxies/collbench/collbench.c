@@ -55,9 +55,7 @@ static void time_calls(int coll, long bytes, int reps, int warmup, double pause,
     if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 3);
     for (size_t j = 0; j < elements; j++) send[j] = (double)(rank + 1);
     for (int i = -warmup; i < reps; i++) {
-        /* Rest busy, as the ping-pong does: a sleeping CPU wakes slowly. */
-        for (double until = MPI_Wtime() + pause; pause > 0 && MPI_Wtime() < until;)
-            ;
+        sw_rest_busy(pause);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         run(coll, send, recv, count);

@@ -224,6 +224,12 @@ const char *sw_size_label(void)
 
 /* ----------------------------------------------------------------- result */
 
+void sw_rest_busy(double seconds)
+{
+    for (double until = MPI_Wtime() + seconds; seconds > 0 && MPI_Wtime() < until;)
+        ;
+}
+
 double sw_sync_time(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);

@@ -43,6 +43,10 @@ int sw_result(const char *app, double fom, const char *fom_unit,
               int higher_is_better, double wall, const char *check, int pass);
 /* Rank 0 prints "# <app>: <text>" for human readers; not machine-parsed. */
 void sw_note(const char *text);
+/* Spin on MPI_Wtime for `seconds` (0 or less: return at once), as an application computing:
+ * a sleeping CPU wakes slowly (a 10 ms sleep made the next 8-byte round trip here 50 times
+ * slower).  The calibration proxies rest so that a shaped link's token bucket refills. */
+void sw_rest_busy(double seconds);
 
 /* ---- exact summation ---------------------------------------------------
  * A fixed-point "super-accumulator": every double in [2^-768, 2^512) is

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "swproxy.h"
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -96,10 +98,7 @@ int main(int argc, char **argv) {
         char *buf = calloc((size_t)(n > 0 ? n : 1), 1);
         if (!buf || !t) MPI_Abort(MPI_COMM_WORLD, 3);
         for (int i = -warmup; i < reps; i++) {
-            /* Rest busy, as an application computes: a sleeping CPU wakes slowly (a 10 ms
-             * sleep made the next 8-byte round trip here 50 times slower). */
-            for (double until = MPI_Wtime() + (double)pause_us * 1e-6; rank == 0 && MPI_Wtime() < until;)
-                ;
+            if (rank == 0) sw_rest_busy((double)pause_us * 1e-6);
             double t0 = MPI_Wtime();
             if (rank == 0) {
                 MPI_Send(buf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
