@@ -139,13 +139,8 @@ sw_thread *sw_thread_attach(void)
 void sw_mt_enter(void)
 {
     pthread_mutex_lock(&sw_J.mt_lock);
-    if (sw_J.mt_inside++ == 0) {
-        /* Threads read the tick counter on different cores, which may lag one another by a
-         * few ticks (a VM's virtual CPUs do): an interval starting "before" the previous one
-         * ended would count those ticks twice, and a bin could hold more than its width. */
-        uint64_t now = sw_ticks();
-        sw_J.mt_since = now > sw_J.mt_last ? now : sw_J.mt_last;
-    }
+    if (sw_J.mt_inside++ == 0)
+        sw_J.mt_since = sw_ticks();
     pthread_mutex_unlock(&sw_J.mt_lock);
 }
 
@@ -154,9 +149,6 @@ void sw_mt_leave(void)
     pthread_mutex_lock(&sw_J.mt_lock);
     if (--sw_J.mt_inside == 0) {
         uint64_t now = sw_ticks();
-        if (now < sw_J.mt_since)
-            now = sw_J.mt_since;
-        sw_J.mt_last = now;
         sw_J.mt_ticks += now - sw_J.mt_since;
         if (sw_bins_on) /* the union of the threads' calls, under the lock */
             sw_bins_add(sw_J.mt_since, now);

@@ -47,7 +47,6 @@ typedef struct {
     pthread_mutex_t mt_lock; /* the MPI time union (mt_inside, mt_since, mt_ticks) and the request table (requests.c) */
     unsigned mt_inside;
     uint64_t mt_since, mt_ticks;
-    uint64_t mt_last; /* end of the union's last interval: the next one starts no earlier */
     sw_thread *threads;
     unsigned nthreads;
     /* What MPI itself costs this rank (the log's rank lifecycle section):
