@@ -113,15 +113,22 @@ def test_figure_of_merit_orientation(planted):
 
 
 def test_energy_per_job_and_yearly_cost():
+    """With jobs per day as the performance the time per job is the wall; the saving is claimed from 3 runs."""
+    walls = {"x": (99.0, 100.0, 101.0), "y": (124.0, 125.0, 126.0)}
     summary = pd.DataFrame({"app": ["a", "a"], "mpi": ["x", "y"], "nodes": [2, 2], "ranks": [8, 8],
-                            "median_wall": [100.0, 125.0], "run_ids": ["r1", "r2"]})
+                            "median": [86400 / 100.0, 86400 / 125.0], "higher_is_better": [True, True],
+                            "values": [tuple(86400 / w for w in walls[m]) for m in ("x", "y")],
+                            "median_wall": [100.0, 125.0], "oversubscribed": [False, False],
+                            "run_ids": ["r1", "r2"]})
     e = energy_costs(summary, scaling.Scale("ranks", ["app", "mpi", "nodes"]), watts_per_node=400.0,
                      price_per_kwh=0.25).set_index("mpi")
     assert e.loc["x", "kwh_per_job"] == pytest.approx(400 * 2 * 100 / 3.6e6)
+    assert e.loc["y", "seconds_per_job"] == pytest.approx(125.0)
     assert e.loc["y", "jobs_per_year"] == pytest.approx(365 * 86400 / 100.0), "the same workload for both"
     assert e.loc["y", "yearly_cost"] == pytest.approx(365 * 86400 / 100.0 * 400 * 2 * 125 / 3.6e6 * 0.25)
     assert e.loc["x", "saving"] == pytest.approx(e.loc["y", "yearly_cost"] - e.loc["x", "yearly_cost"])
     assert e.loc["y", "saving"] == 0
+    assert e.loc["x", "saving_claimed"] and not e.loc["y", "saving_claimed"]
 
 
 def test_failed_runs_are_reported_and_left_out(planted):

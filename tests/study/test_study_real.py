@@ -80,9 +80,9 @@ profile: true
     assert (two["p2p_bytes"] == 2 * STEPS * DOUBLES * 8).all(), "each rank sends one message per step"
 
     page = artifacts / "real-ring.html"
-    result = CliRunner().invoke(cli, ["study", "report", str(study_file), "-o", str(page)])
+    result = CliRunner().invoke(cli, ["study", "report", str(study_file), "-o", str(page), "--watts-per-node", "300"])
     assert result.exit_code == 0, result.output
-    a = analyse_study(study)
+    a = analyse_study(study, watts_per_node=300.0)
     with Chromium(chromium) as b:
         b.open(page)
         b.screenshot(artifacts / "real-ring.png")

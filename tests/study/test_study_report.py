@@ -52,10 +52,10 @@ def test_planted_study_with_failures_renders_every_figure_and_claims(browser, ar
     runs = mpi_race() + [Planted(mpi="mpich", ranks=8, status="failed", wall=None, reason="exit code 1")]
     db = planted(runs)
     page = artifacts / "planted.html"
-    out = _report(db, page)
+    out = _report(db, page, "--watts-per-node", "400")  # B9 is drawn only from a given power
     assert "19 runs" in out.output
     figs, findings = _open(browser, page, artifacts, "planted")
-    a = analyse_study(scalewise.open_study(db))
+    a = analyse_study(scalewise.open_study(db), watts_per_node=400.0)
     assert [f["id"] for f in figs] == [s.id for s in figures_for(a)]
     for f in figs:
         assert f["img"] and f["complete"] and f["natural"] > 300, f

@@ -10,6 +10,7 @@ live in ``profile_findings``.  Thresholds sit next to the rule using them.
 from __future__ import annotations
 
 from scalewise.analysis.finding import Finding
+from scalewise.analysis.run.findings import IMBALANCE_MAX_OVER_MEAN
 from scalewise.analysis.study import compare, energy, scaling
 from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
 from scalewise.analysis.study.noise import MIN_REPS
@@ -53,7 +54,7 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
         averages=compare.average_gains(comparisons[~comparisons["oversubscribed"] | include_oversubscribed]),
         profile=profile, pop=pop_table(profile, scale, base, scaling_mode), functions=functions, comm=comm_share(functions, scale, swept),
         growth=growth(functions, scale, include_oversubscribed),
-        energy=energy.energy_costs(summary, scale, watts, price_per_kwh),
+        energy=energy.energy_costs(summary, scale, watts, price_per_kwh, include_oversubscribed=include_oversubscribed),
         failed=study.failed().runs, watts_per_node=watts, price_per_kwh=price_per_kwh,
         top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study),
         scaling_mode=scaling_mode, include_oversubscribed=include_oversubscribed,
@@ -147,7 +148,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
 
 
 def energy_savings(a: StudyAnalysis) -> list[Finding]:
-    """B9: at the largest scale of each application, what the cheapest configuration saves per year."""
+    """B9: at the largest scale of each application, what the cheapest configuration saves per year,
+    only where the noise rule claims the performance difference behind the saving."""
     out = []
     e = trusted(a, a.energy)
     if not a.power_given or e.empty or e["yearly_cost"].isna().all():
@@ -158,12 +160,14 @@ def energy_savings(a: StudyAnalysis) -> list[Finding]:
         if len(top) < 2 or not keys:
             continue
         best, worst = top.loc[top["yearly_cost"].idxmin()], top.loc[top["yearly_cost"].idxmax()]
-        if best["saving"] < ENERGY_SAVING_WORTH_REPORTING * worst["yearly_cost"]:
-            continue
+        if not best["saving_claimed"] or best["saving"] < ENERGY_SAVING_WORTH_REPORTING * worst["yearly_cost"]:
+            continue  # within noise of the dearest, or too small to be worth a sentence
         text = (f"app={app} at {at(a.scale, best[a.scale.axis])}: {settings_label(best, keys)} saves "
                 f"{best['saving']:,.2f} per year in electricity over {settings_label(worst, keys)} for the same "
                 f"{best['jobs_per_year']:,.0f} jobs ({best['yearly_kwh']:,.1f} vs {worst['yearly_kwh']:,.1f} kWh at "
-                f"{a.watts_per_node:g} W per node and {a.price_per_kwh:g} per kWh).")
+                f"{a.watts_per_node:g} W per node and {a.price_per_kwh:g} per kWh), from their {best['metric']} "
+                f"({best['median']:.4g} vs {worst['median']:.4g} {best['unit']}, a difference the noise rule "
+                f"claims).")
         out.append(Finding("energy", text, {"saving": float(best["saving"]), "app": app,
                                                  "yearly_cost_best": float(best["yearly_cost"]),
                                                  "yearly_cost_worst": float(worst["yearly_cost"])},
@@ -171,4 +175,35 @@ def energy_savings(a: StudyAnalysis) -> list[Finding]:
     return out
 
 
-BENCHMARK_RULES = [failed_runs, oversubscribed_runs, *COMPARISON_RULES, scalability, energy_savings]
+def imbalance(a: StudyAnalysis) -> list[Finding]:
+    """POP load balance per series: compute time imbalanced at the one-run finding's threshold.
+
+    POP's load balance is mean / max compute time, so the busiest rank computes
+    1 / load balance times the mean: the one-run rule's "max over mean" exactly,
+    read from each configuration's representative run.
+    """
+    out = []
+    p = trusted(a, a.pop[a.pop["load_balance"].notna()]) if not a.pop.empty else a.pop
+    if p.empty:
+        return out
+    keys = [k for k in a.scale.series if k in a.swept] or ["app"]
+    for _, g in p.groupby(a.scale.series, sort=False, dropna=False) if a.scale.series else [((), p)]:
+        g = g.sort_values(a.scale.axis)
+        g = g[g["ranks"] > 1]  # one rank has nothing to balance
+        bad = g[1.0 / g["load_balance"] >= IMBALANCE_MAX_OVER_MEAN]
+        if bad.empty:
+            continue
+        worst = bad.loc[bad["load_balance"].idxmin()]
+        where = ", ".join(f"{100 * r['load_balance']:.0f}% at {at(a.scale, r[a.scale.axis])}"
+                          for _, r in bad.iterrows())
+        text = (f"{settings_label(worst, keys)}: compute time is imbalanced: POP load balance {where} (the busiest "
+                f"rank computes up to {1 / worst['load_balance']:.2f}x the mean; the others wait for it inside MPI).")
+        out.append(Finding("imbalance", text, {"load_balance": float(worst["load_balance"]),
+                                               "max_over_mean": float(1 / worst["load_balance"]),
+                                               "scale": worst[a.scale.axis],
+                                               "scales": [s for s in bad[a.scale.axis]]},
+                           ids(*bad["pop_run"])))
+    return out
+
+
+BENCHMARK_RULES = [failed_runs, oversubscribed_runs, *COMPARISON_RULES, scalability, energy_savings, imbalance]

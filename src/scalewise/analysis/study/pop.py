@@ -82,8 +82,9 @@ def pop_table(profile: pd.DataFrame, scale: Scale, base: dict | None = None, mod
     return out[cols]
 
 
-def series_tables(pop: pd.DataFrame, scale: Scale, label_keys: list[str]) -> list[tuple[str, pd.DataFrame]]:
-    """One POP table per series: (its settings, metrics x scales), in the order of :data:`POP_ROWS`."""
+def series_tables(pop: pd.DataFrame, scale: Scale, label_keys: list[str]) -> list[tuple[str, pd.DataFrame, set]]:
+    """One POP table per series: (its settings, metrics x scales in the order of :data:`POP_ROWS`, the scales
+    whose configuration was oversubscribed)."""
     if pop.empty:
         return []
     groups = pop.groupby(scale.series, sort=False, dropna=False) if scale.series else [((), pop)]
@@ -92,5 +93,6 @@ def series_tables(pop: pd.DataFrame, scale: Scale, label_keys: list[str]) -> lis
         g = g.sort_values(scale.axis)
         label = settings_label(g.iloc[0], label_keys)
         table = g.set_index(scale.axis)[[c for c, _, _ in POP_ROWS]].T
-        out.append((label, table))
+        over = set(g.loc[g["oversubscribed"].fillna(False).astype(bool), scale.axis]) if "oversubscribed" in g else set()
+        out.append((label, table, over))
     return out

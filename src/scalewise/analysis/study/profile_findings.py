@@ -122,9 +122,13 @@ def growth(a: StudyAnalysis) -> list[Finding]:
 
 
 def volume(a: StudyAnalysis) -> list[Finding]:
-    """P6: data per rank against the job total across scale (a good decomposition shrinks the first)."""
+    """P6: data per rank against the job total across scale (a good decomposition shrinks the first).
+
+    A one-rank job's bytes are its collectives to itself, not traffic: a change against them would read
+    "+79339%", so the series start at their smallest scale of two ranks or more.
+    """
     out = []
-    p = trusted(a, a.profile[a.profile["bytes"].notna() & (a.profile["bytes"] > 0)])
+    p = trusted(a, a.profile[a.profile["bytes"].notna() & (a.profile["bytes"] > 0) & (a.profile["ranks"] > 1)])
     for label, g in _series(a, p):
         first, last = g.iloc[0], g.iloc[-1]
         per_rank = last["bytes_per_rank"] / first["bytes_per_rank"] - 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from scalewise.analysis.study.scaling import settings_label
@@ -17,6 +18,33 @@ from scalewise.report.style import BYTES, CLASS_COLOURS, PERCENT, label_inches, 
 
 MAX_PANELS = 12
 PANEL_COLUMNS = 3
+
+
+# Oversubscribed points (more ranks than cores on a node) are drawn hollow and oversubscribed bars hatched;
+# the figure carries a legend entry for them and the registry adds a note to the caption.
+OVERSUBSCRIBED_HATCH = "////"
+
+
+def _over(frame: pd.DataFrame) -> pd.Series:
+    return (frame["oversubscribed"] if "oversubscribed" in frame else pd.Series(False, index=frame.index)
+            ).fillna(False).astype(bool)
+
+
+def _hollow(ax, x: pd.Series, y: pd.Series, over: pd.Series, line) -> None:
+    """Redraw the oversubscribed points of ``line`` hollow (white inside, the curve's colour around)."""
+    if over.any():
+        ax.plot(x[over], y[over], ls="none", marker="o", markerfacecolor="white",
+                markeredgecolor=line.get_color(), zorder=line.get_zorder() + 0.1)
+
+
+def _over_legend(fig: Figure, any_over: bool, bars: bool = False) -> None:
+    """A figure-level legend entry explaining the hollow markers (hatched bars), when anything is oversubscribed."""
+    if not any_over:
+        return
+    handle = (Patch(facecolor="white", edgecolor="#444444", hatch=OVERSUBSCRIBED_HATCH) if bars else
+              Line2D([], [], ls="none", marker="o", markerfacecolor="white", markeredgecolor="#444444"))
+    fig.legend(handles=[handle], labels=["oversubscribed (ranks shared cores)"], loc="upper left", fontsize=7,
+               frameon=False)
 
 
 def _label(row: dict, keys: list[str]) -> str:
@@ -73,12 +101,14 @@ def _percent_panels(frame: pd.DataFrame, scale: str, panel_keys: list[str], seri
     for ax, (title, g) in zip(axes, panels):
         for label, h in _groups(g, series_keys):
             h = h.sort_values(scale)
-            ax.plot(h[scale], 100 * h[column], marker="o", label=label)
+            line, = ax.plot(h[scale], 100 * h[column], marker="o", label=label)
+            _hollow(ax, h[scale], 100 * h[column], _over(h), line)
         _scale_axis(ax, scale, g[scale])
         ax.yaxis.set_major_formatter(PERCENT)
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.legend(fontsize=7)
+    _over_legend(fig, _over(frame).any())
     return fig, [(ax, g) for ax, (_, g) in zip(axes, panels)]
 
 
@@ -90,7 +120,8 @@ def performance_by_axis(summary: pd.DataFrame, axis: str, scale: str, panel_keys
         for value, h in g.groupby(axis, sort=False):
             h = h.sort_values(scale)
             err = [h["median"] - h["min"], h["max"] - h["median"]]
-            ax.errorbar(h[scale], h["median"], yerr=err, marker="o", capsize=3, label=str(value))
+            line = ax.errorbar(h[scale], h["median"], yerr=err, marker="o", capsize=3, label=str(value)).lines[0]
+            _hollow(ax, h[scale], h["median"], _over(h), line)
         _scale_axis(ax, scale, g[scale])
         unit = g["unit"].iloc[0]
         better = "higher" if g["higher_is_better"].iloc[0] else "lower"
@@ -98,6 +129,7 @@ def performance_by_axis(summary: pd.DataFrame, axis: str, scale: str, panel_keys
         ax.set_title(title, fontsize=9)
         ax.legend(title=axis, fontsize=7, title_fontsize=7)
         ax.set_ylim(bottom=0)
+    _over_legend(fig, _over(summary).any())
     return fig
 
 
@@ -128,11 +160,13 @@ def p7_function_time(functions: pd.DataFrame, scale: str, series_keys: list[str]
     for ax, (title, g) in zip(axes, panels):
         for fn, h in g.groupby("function", sort=False):
             h = h.sort_values(scale)
-            ax.plot(h[scale], h["time_per_rank"], marker="o", label=fn, color=colours[fn])
+            line, = ax.plot(h[scale], h["time_per_rank"], marker="o", label=fn, color=colours[fn])
+            _hollow(ax, h[scale], h["time_per_rank"], _over(h), line)
         _scale_axis(ax, scale, g[scale])
         ax.set_ylabel("seconds per rank", fontsize=8)
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
+    _over_legend(fig, _over(f).any())
     return fig
 
 
@@ -141,18 +175,22 @@ def p6_data(profile: pd.DataFrame, scale: str, series_keys: list[str]) -> Figure
     fig, axes = _panels(2, width=5.2)
     for label, h in _groups(profile, series_keys):
         h = h.sort_values(scale)
-        axes[0].plot(h[scale], h["bytes_per_rank"], marker="o", label=label)
-        axes[1].plot(h[scale], h["bytes"], marker="o", label=label)
+        for ax, column in zip(axes, ("bytes_per_rank", "bytes")):
+            line, = ax.plot(h[scale], h[column], marker="o", label=label)
+            _hollow(ax, h[scale], h[column], _over(h), line)
     for ax, title in zip(axes, ("data sent per rank", "data sent, all ranks")):
         _scale_axis(ax, scale, profile[scale])
         ax.yaxis.set_major_formatter(BYTES)
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=6)
+    _over_legend(fig, _over(profile).any())
     return fig
 
 
-def p8_comm_share(comm: pd.DataFrame, top: list[str]) -> Figure:
-    """P8: share of wall time per MPI function, one bar per value of the axis, a panel per context."""
+def p8_comm_share(comm: pd.DataFrame, top: list[str], oversubscribed_runs: frozenset = frozenset()) -> Figure:
+    """P8: share of wall time per MPI function, one bar per value of the axis, a panel per context; the bars of
+    configurations with an oversubscribed run (``oversubscribed_runs``: their IDs) hatched."""
+    comm = comm.assign(oversubscribed=[bool(set(str(r).split(",")) & oversubscribed_runs) for r in comm["run_ids"]])
     panels = _groups(comm, ["context"])
     fig, axes = _panels(len(panels), width=4.6, height=2.6, left=_label_inches(comm["value"].astype(str)))
     for ax, (title, g) in zip(axes, panels):
@@ -161,13 +199,18 @@ def p8_comm_share(comm: pd.DataFrame, top: list[str]) -> Figure:
         for i, fn in enumerate(top + ["other"]):
             sel = g[~g["function"].isin(top)] if fn == "other" else g[g["function"] == fn]
             width = [float(sel.loc[sel["value"].astype(str) == v, "pct_wall"].sum()) for v in values]
-            ax.barh(values, width, left=left, label=fn, color=f"C{i}" if fn != "other" else CLASS_COLOURS["other"])
+            bars = ax.barh(values, width, left=left, label=fn,
+                           color=f"C{i}" if fn != "other" else CLASS_COLOURS["other"])
+            for bar, v in zip(bars, values):
+                if g.loc[g["value"].astype(str) == v, "oversubscribed"].any():
+                    bar.set_hatch(OVERSUBSCRIBED_HATCH)
             left = [a + b for a, b in zip(left, width)]
         ax.xaxis.set_major_formatter(PERCENT)
         ax.set_xlabel("% of wall time in MPI", fontsize=8)
         context = g["context"].iloc[0]
         ax.set_title(f"{g['axis'].iloc[0]} ({context})" if context else g["axis"].iloc[0], fontsize=9)
     legend_beside(fig, *axes[0].get_legend_handles_labels())  # every panel has the same functions and colours
+    _over_legend(fig, comm["oversubscribed"].any(), bars=True)
     return fig
 
 
@@ -179,10 +222,15 @@ def b9_energy(energy: pd.DataFrame, scale: str, label_keys: list[str]) -> Figure
     for ax, (title, g) in zip(axes, panels):
         top = g[g[scale] == g[scale].max()].sort_values("yearly_cost")
         labels = [_label(r, label_keys) for r in top.to_dict("records")]
-        ax.barh(labels, top["yearly_cost"], color="#5a9e6f")
+        colours = ["#5a9e6f" if c else "#9a9a9a" for c in top["saving_claimed"].astype(bool)]
+        bars = ax.barh(labels, top["yearly_cost"], color=colours)
+        for bar, over in zip(bars, _over(top)):
+            if over:
+                bar.set_hatch(OVERSUBSCRIBED_HATCH)
         ax.set_xlabel("cost per year", fontsize=8)
         ax.set_title(f"{title} at {scale}={top[scale].iloc[0]}", fontsize=9)
         ax.tick_params(axis="y", labelsize=7)
+    _over_legend(fig, _over(energy).any(), bars=True)
     return fig
 
 

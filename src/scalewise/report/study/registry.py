@@ -8,6 +8,10 @@ study; the page shows that sentence in its place.
 
 from __future__ import annotations
 
+import dataclasses
+
+import pandas as pd
+
 from scalewise.analysis.study.results import StudyAnalysis
 from scalewise.analysis.study.scaling import SCALE_AXES
 from scalewise.report.figure import FigureSpec
@@ -64,6 +68,11 @@ def _no_comm(a: StudyAnalysis) -> str | None:
 
 
 def _no_energy(a: StudyAnalysis) -> str | None:
+    if not a.power_given:
+        return ("No node power was given (--watts-per-node): a cost chart from an assumed power would look like a "
+                "measurement, so B9 is drawn only from the power you give. The table below shows the assumption.")
+    if a.energy.empty and not a.summary.empty:
+        return "Every configuration was oversubscribed: their times measure the sharing of cores, not the settings."
     return _no_perf(a) or ("No run has a wall time." if a.energy["yearly_cost"].isna().all() else None)
 
 
@@ -99,13 +108,16 @@ FIXED: list[FigureSpec] = [
                     "one-sided payloads. A good decomposition shrinks the first while the second stays flat.",
                     _no_profile),
     FigureSpec("p8-comm-share", "P8", "profile", "MPI time per function, side by side",
-                    sf.p8_comm_share, lambda a: (a.comm, a.top_functions),
+                    sf.p8_comm_share, lambda a: (a.comm, a.top_functions, oversubscribed_runs(a)),
                     "Share of wall time in each MPI function for every value of each swept setting, at the "
                     "largest scale all its values reached.", _no_comm),
     FigureSpec("b9-energy", "B9", "comparisons", "Electricity cost of the same workload",
                     sf.b9_energy, lambda a: (a.energy, a.scale.axis, series_keys(a)),
                     "Yearly electricity cost of the jobs the fastest configuration finishes in a year, at each "
-                    "application's largest scale, for the assumed node power and price.", _no_energy),
+                    "application's largest scale, for the given node power and price, from the same performance "
+                    "the comparisons use. Green: cheaper than the dearest configuration by a difference the noise "
+                    "rule claims; grey: the dearest itself, or not told apart from it. Oversubscribed configurations are left out.",
+                    _no_energy),
 ]
 
 
@@ -121,8 +133,39 @@ TUNING = FigureSpec(
     "noise; red: worse; grey: within noise; pale: fewer than 3 repetitions a side.", _no_tuning)
 
 
+def oversubscribed_runs(a: StudyAnalysis) -> frozenset:
+    """IDs of the successful runs that had more ranks than cores on a node."""
+    runs = a.study.runs
+    return frozenset(runs.loc[runs["oversubscribed"].astype(bool), "run_id"])
+
+
+def _draws_oversubscribed(spec: FigureSpec, a: StudyAnalysis, over: frozenset) -> bool:
+    """Whether the figure's table holds an oversubscribed configuration (by flag, else by its run IDs)."""
+    if not over or spec.missing(a):
+        return False
+    frame = spec.arguments(a)[0]
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        return False
+    if "oversubscribed" in frame:
+        return bool(frame["oversubscribed"].fillna(False).astype(bool).any())
+    if "run_ids" in frame:
+        return any(set(str(r).split(",")) & over for r in frame["run_ids"])
+    return False
+
+
+def oversubscribed_note(a: StudyAnalysis) -> str:
+    drawn = ("findings drawn from them say so" if a.include_oversubscribed else
+             "no finding is drawn from them (--include-oversubscribed draws them)")
+    return (" Hollow markers and hatched bars are oversubscribed configurations: more ranks than cores on a node, "
+            f"so their times measure the sharing of cores, not the settings; {drawn}.")
+
+
 def figures_for(a: StudyAnalysis) -> list[FigureSpec]:
     """The performance figures (one per swept setting, else one curve per application), the fixed ones, and
-    B3's tuning section when the study compares parameter sets with a default."""
+    B3's tuning section when the study compares parameter sets with a default; a figure that draws an
+    oversubscribed configuration says so in its caption."""
     axes = [k for k in a.swept if k not in SCALE_AXES and k != "app"] or ["app"]
-    return [_performance_spec(axis) for axis in axes] + FIXED + ([TUNING] if not a.tuning.empty else [])
+    specs = [_performance_spec(axis) for axis in axes] + FIXED + ([TUNING] if not a.tuning.empty else [])
+    over = oversubscribed_runs(a)
+    return [dataclasses.replace(s, caption=s.caption + oversubscribed_note(a)) if _draws_oversubscribed(s, a, over)
+            else s for s in specs]
