@@ -60,14 +60,37 @@ def _number(text: str) -> float | None:
         return None
 
 
+def regex_fom(spec: Fom, stdout: str) -> tuple[float | None, str | None]:
+    """(value, problem) of a regex figure of merit.
+
+    Every match must be a number.  When the matches give different values the
+    study must say which counts (``match: first``, ``last`` or ``mean``):
+    silently taking one would make a run's number depend on how often the
+    program happens to print it.  Repeats of one value are that value.
+    """
+    texts = [m.group(1) for m in re.finditer(spec.pattern, stdout, re.MULTILINE)]
+    if not texts:
+        return None, f"figure of merit not found: no number matched /{spec.pattern}/"
+    values = [_number(t) for t in texts]
+    if None in values:
+        return None, f"figure of merit not a number: /{spec.pattern}/ matched {texts[values.index(None)]!r}"
+    if spec.match is None and len(set(values)) > 1:
+        shown = ", ".join(texts[:5]) + (f", ... ({len(texts)} matches)" if len(texts) > 5 else "")
+        return None, (f"figure of merit ambiguous: /{spec.pattern}/ matched {len(texts)} different values ({shown}); "
+                      f"set fom.match to first, last or mean")
+    if spec.match == "first":
+        return values[0], None
+    if spec.match == "mean":
+        return sum(values) / len(values), None
+    return values[-1], None
+
+
 def read_fom(spec: Fom, stdout: str, results: list[dict[str, str]], wall: float | None) -> tuple[float | None, str, str | None, bool, str | None]:
     """(value, name, unit, higher_is_better, problem) of the figure of merit."""
     if spec.source == "wall":
         return wall, spec.name if spec.name != "fom" else "wall", spec.unit or "s", spec.higher_is_better, None
     if spec.source == "regex":
-        matches = list(re.finditer(spec.pattern, stdout, re.MULTILINE))
-        value = _number(matches[-1].group(1)) if matches else None
-        problem = None if value is not None else f"figure of merit not found: no number matched /{spec.pattern}/"
+        value, problem = regex_fom(spec, stdout)
         return value, spec.name, spec.unit, spec.higher_is_better, problem
     if not results:
         return None, spec.name, spec.unit, spec.higher_is_better, f"figure of merit not found: no {RESULT_TAG} line"

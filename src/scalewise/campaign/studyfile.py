@@ -103,6 +103,8 @@ class Fom(BaseModel):
     name: str = "fom"
     unit: str | None = None
     higher_is_better: bool = False
+    # regex only: which of several different matched values is the run's (unset: several different ones fail it)
+    match: Literal["first", "last", "mean"] | None = None
 
     @field_validator("pattern")
     @classmethod
