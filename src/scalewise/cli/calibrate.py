@@ -84,9 +84,9 @@ def cluster_shaping(c: Cluster) -> Shaping:
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:
-    from rich.console import Console
+    from scalewise.cli.output import console
 
     from scalewise.report.whatif.calibration import bound_sentence, collectives_table
 
-    Console().print(collectives_table(net, library, statistic))
+    console().print(collectives_table(net, library, statistic))
     click.echo(bound_sentence(net))

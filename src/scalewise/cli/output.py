@@ -3,16 +3,35 @@
 Files are named by ``-o``, never by ``--json``; while JSON goes to stdout,
 every other line a command prints (``wrote ...``, notes) goes to stderr so
 that ``scalewise ... --json | jq`` always reads a single document.
+
+Tables go through :func:`console`: on a terminal they fit its width; into a
+pipe or a file they keep every column whole (rich would otherwise squeeze
+them to 80 columns and cut "jobs/day" to "jobs/d…").
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+from typing import IO, Any
 
 import click
 
 from scalewise.jsonsafe import json_safe
+
+
+# Width of a table written to a pipe or a file: wide enough for any table scalewise prints, so none is cut.
+PIPE_WIDTH = 1000
+
+
+def console(stderr: bool = False, file: IO[str] | None = None):
+    """A rich console: the terminal's width on a terminal, else ``COLUMNS`` when set, else :data:`PIPE_WIDTH`."""
+    from rich.console import Console  # here, not at start-up: most commands print no table
+
+    c = Console(stderr=stderr, file=file)
+    if c.is_terminal or os.environ.get("COLUMNS"):
+        return c
+    return Console(stderr=stderr, file=file, width=PIPE_WIDTH)
 
 
 def json_option(what: str):

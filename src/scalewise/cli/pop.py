@@ -37,7 +37,7 @@ def pop(source: Path, library: str | None, as_json: bool) -> None:
     \b
     Example: scalewise pop runs/app-20260101-120000.swtrace
     """
-    from rich.console import Console
+    from scalewise.cli.output import console
 
     from scalewise.report.run.terminal import pop_table
     from scalewise.whatif import read_trace
@@ -51,4 +51,4 @@ def pop(source: Path, library: str | None, as_json: bool) -> None:
     if as_json:
         echo_json({"trace": str(trace), "log": str(log)} | metrics.to_json_dict())
     else:
-        Console().print(pop_table(metrics))
+        console().print(pop_table(metrics))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -19,7 +18,7 @@ from scalewise.campaign.status import study_status
 from scalewise.campaign.store import FAILED, store_path
 from scalewise.campaign.study import load_study
 from scalewise.cli.group import OneLineErrors
-from scalewise.cli.output import echo_json, json_option
+from scalewise.cli.output import console, echo_json, json_option
 from scalewise.errors import Interrupted
 from scalewise.formatting import plural, terminal_text
 
@@ -49,7 +48,7 @@ def plan(file: str, as_json: bool) -> None:
     for run in runs:
         # Text, not str: a value such as "[red]" is the user's, not rich markup.
         table.add_row(*(Text(str(getattr(run, c))) for c in columns), *(Text(str(v)) for _, v in run.custom))
-    Console(width=200).print(table)
+    console().print(table)
 
 
 def _counts(counts: dict[str, int]) -> str:

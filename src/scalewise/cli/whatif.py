@@ -38,7 +38,7 @@ def whatif(trace: Path, networks: str, library: str, measured: Path | None, outp
     \b
     Example: scalewise whatif job.swtrace --network gige,edr-ib,ideal -o whatif.html
     """
-    from rich.console import Console
+    from scalewise.cli.output import console
 
     from scalewise.logfile.reader import read_profile
     from scalewise.report.whatif.html import terminal_table, write_whatif_page
@@ -57,7 +57,7 @@ def whatif(trace: Path, networks: str, library: str, measured: Path | None, outp
                "errors": errors(w).reset_index(names="source").to_dict("records")}
         echo_json(out)
     else:
-        Console().print(terminal_table(w))
+        console().print(terminal_table(w))
         if tr.capped:
             click.echo("note: the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS); "
                        "the prediction covers the recorded part only")
