@@ -159,3 +159,28 @@ def _make_run(study: StudyFile, combo: dict, rep: int, position: int) -> RunSpec
         identity["flags"] = variant.flags
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return RunSpec(run_id=digest, position=position, applied=tuple(applied), **run)
+
+
+def idle_axes(loaded: LoadedStudy, runs: list[RunSpec]) -> list[str]:
+    """Warnings for axes that cannot change some of the runs they multiply, so the plan repeats itself.
+
+    * ``interconnect`` on one node: the ranks talk through shared memory, never the link;
+    * ``transport`` at one rank: there is no peer to talk to;
+    * a custom axis no placeholder of an application's command uses: its values reach nothing.
+    """
+    study, out = loaded.model, []
+    for axis, idle, where in (("interconnect", lambda r: r.nodes == 1, "on 1 node the ranks never use the network"),
+                              ("transport", lambda r: r.ranks == 1, "at 1 rank there is no peer to talk to")):
+        values = getattr(study.axes, axis) or []
+        stuck = [r for r in runs if idle(r)]
+        if len(values) > 1 and stuck:
+            out.append(f"{axis}: {where}, so {len(stuck)} of {len(runs)} runs repeat the same run for each of its "
+                       f"{len(values)} values ({', '.join(map(str, values))}); exclude them or zip {axis} with "
+                       f"{'nodes' if axis == 'interconnect' else 'ranks'}")
+    for name, values in study.axes.custom.items():
+        deaf = [a for a, app in study.applications.items() if not any("{" + name + "}" in arg for arg in app.command)]
+        if len(values) > 1 and deaf:
+            stuck = sum(r.app in deaf for r in runs)
+            out.append(f"{name}: no placeholder {{{name}}} in the command of {', '.join(deaf)}, so {stuck} of "
+                       f"{len(runs)} runs repeat the same run for each of its {len(values)} values")
+    return out

@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from scalewise.campaign.expand import expand
+from scalewise.campaign.expand import expand, idle_axes
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.status import study_status
@@ -37,6 +37,7 @@ def plan(file: str, as_json: bool) -> None:
     """Show the expanded run list with stable run IDs."""
     loaded = load_study(file)
     runs = expand(loaded)
+    _warn_idle(loaded, runs)
     columns = _COLUMNS + (["interconnect"] if loaded.model.axes.interconnect else [])
     if as_json:
         echo_json([{c: getattr(run, c) for c in columns} | dict(run.custom)
@@ -49,6 +50,12 @@ def plan(file: str, as_json: bool) -> None:
         # Text, not str: a value such as "[red]" is the user's, not rich markup.
         table.add_row(*(Text(str(getattr(run, c))) for c in columns), *(Text(str(v)) for _, v in run.custom))
     console().print(table)
+
+
+def _warn_idle(loaded, runs) -> None:
+    """Axes that cannot change some runs, said before the plan or the runs (on stderr: stdout may be JSON)."""
+    for text in idle_axes(loaded, runs):
+        click.echo(f"warning: {terminal_text(text)}", err=True)
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -69,6 +76,7 @@ def run(file: str, launcher: str, retry_failed: bool, quiet: bool, as_json: bool
     error; 130/143 stopped by SIGINT/SIGTERM (the run in progress is marked
     interrupted and runs again on resume)."""
     loaded = load_study(file)
+    _warn_idle(loaded, expand(loaded))
     try:
         summary = run_study(loaded, launcher, retry_failed, Reporter(quiet=quiet or as_json))
     except Interrupted as stop:
