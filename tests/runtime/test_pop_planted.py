@@ -20,13 +20,21 @@ from scalewise.whatif.pop import traced_pop
 from scalewise.whatif.traceformat import read_trace
 
 NRANKS = 2
-# Every wake from a sleep, and every return from a barrier, may wait for a core
-# on a loaded 2-core machine; that wait is the rank's own time outside MPI, so
-# it counts as compute.  A few such waits of a time slice (up to ~10 ms) each,
-# over 1.5 s of planted compute, move the load balance by less than this,
-# which still tells the plant from its neighbours (1:1.5 gives 0.83, 1:3 0.67).
-LB_WITHIN = 0.04
-
+# Every wake from a sleep may wait for a core on a loaded machine, and that
+# wait is the rank's own time outside MPI, so it counts as compute.  With two
+# slices of 250 ms and 500 ms a few such waits (a scheduler slice, ~10 ms,
+# each) move the load balance by about 0.01; measured under a load of 5.7 on
+# 2 cores it moved by at most 0.003.  A neighbouring plant (1:1.5 gives 0.83,
+# 1:3 gives 0.67) is far outside this.
+LB_WITHIN = 0.02
+# Rank 1 is the last to reach every barrier, so what it spends in MPI is only
+# the barrier's completion: the planted communication efficiency is 1.  On a
+# loaded machine completion waits for rank 0 to get a core again: measured
+# 12-17 ms per barrier under MPICH at a load of 5.7 on 2 cores (CE 0.967 at
+# worst), nothing under Open MPI.  Over 1 s of planted compute, 0.9 leaves
+# room for 50 ms per barrier.  (Four slices of 50 ms gave the same latency
+# only 0.3 s to hide in, which is why the plant has two long slices.)
+CE_ABOVE = 0.9
 
 def imbalanced(mpi_job, program, flavour):
     exe = program("imbalance.c", flavour)
@@ -43,7 +51,9 @@ def test_planted_imbalance_gives_its_load_balance(mpi_job, program, flavour):
     assert m.ranks == NRANKS
     assert m.load_balance == pytest.approx(0.75, abs=LB_WITHIN)
     # Rank 0 sleeps 2 x 250 ms, rank 1 2 x 500 ms: sleeps never end early.
-    assert m.useful_max >= 0.999 and m.useful_mean >= 0.749 and m.communication_efficiency <= 1.0
+    assert m.useful_max >= 0.999 and m.useful_mean >= 0.749
+    # Almost everything lost is imbalance, so PE = LB x CE is mostly LB.
+    assert m.communication_efficiency > CE_ABOVE
     assert m.parallel_efficiency == pytest.approx(m.load_balance * m.communication_efficiency, rel=1e-12)
 
 
