@@ -85,3 +85,52 @@ def test_sizes_and_node_ranges_parse_and_bad_ones_say_what():
         parse_size("lots", "--node-memory")
     with pytest.raises(ScalewiseError, match="--nodes: cannot read '4..2'"):
         parse_nodes("4..2")
+
+
+def test_projection_has_an_interval_from_the_fits_covariance():
+    """Two peer counts (1 and 3, as eager MPICH at 2 and 4 ranks) and a noisy slope: a wide interval, said."""
+    rows = []
+    rng = np.random.default_rng(7)
+    for size in (2, 4):
+        for rep in range(2):
+            for rank in range(size):
+                rows.append({"rank": rank, "size": size, "peers": size - 1, "mode": "all", "rep": rep, "mpi": "mpich",
+                             "setup": "eager", "eager": True, "rss_start": 0.0,
+                             "rss_touched": 8 * MIB + 57 * KIB * (size - 1) + rng.normal(0, 40 * KIB),
+                             "sockets_init": 3, "sockets_touched": 3})
+    target = Target(256 * GIB, 128, parse_nodes("1..1024"), 6, ("256GiB per node", "128 ranks per node"))
+    a = analyse_memory(pd.DataFrame(rows), target, kernel_per_socket=None)
+    (fit,) = a.fits
+    proj = a.projection.set_index("nodes")
+    # The interval is the fit's: fixed and per-peer errors combined through their covariance.
+    x = np.array([1.0, 128 * 8 - 1])
+    se = float(np.sqrt(x @ fit.cov @ x))
+    assert proj.loc[8, "rank_bytes_high"] - proj.loc[8, "rank_bytes"] == pytest.approx(2 * se)
+    assert proj.loc[8, "rank_bytes"] == pytest.approx(fit.fixed + fit.per_peer * (128 * 8 - 1))
+    assert (proj["rank_bytes_low"] <= proj["rank_bytes"]).all() and (proj["rank_bytes"] < proj["rank_bytes_high"]).all()
+    f = a.findings[0]
+    assert fit.measurable, "this seed's slope is 60.5 KiB ± 16.9 KiB"
+    low, high = f.numbers["last_nodes_that_fit_high_cost"], f.numbers["last_nodes_that_fit_low_cost"]
+    assert (low, f.numbers["last_nodes_that_fit"], high) == (128, 256, 256)
+    assert "beyond 256 nodes (the last count that fits is 128 to 256 within the interval)" in f.text
+    assert "± 2 standard errors" in f.text
+    assert f.text.endswith("(assumed, not given: 256GiB per node, 128 ranks per node).")
+    assert f.numbers["assumed"] == ["256GiB per node", "128 ranks per node"]
+
+
+def test_a_negative_slope_is_said_and_never_projected():
+    from scalewise.report.memory.html import fits_rows
+    a = analyse_memory(plant("mpich", "eager", True, -200 * KIB, 10 * KIB), TARGET, kernel_per_socket=None)
+    (fit,) = a.fits
+    assert fit.negative and not fit.measurable
+    assert a.projection.empty
+    assert a.findings[0].kind == "note" and "memory fell as peers were added" in a.findings[0].text
+    assert "no projection is made from it" in a.findings[0].text
+    row = fits_rows(a)[0]
+    assert row["per_peer"].startswith("negative (-") and row["per_peer"].endswith("not a cost")
+
+
+def test_a_slope_within_noise_is_shown_as_below_noise():
+    from scalewise.report.memory.html import fits_rows
+    a = analyse_memory(plant("mpich", "eager", True, 0.0, 30 * KIB), TARGET, kernel_per_socket=None)
+    assert fits_rows(a)[0]["per_peer"].startswith("below noise (±")

@@ -6,6 +6,7 @@ which set-up connected what."""
 from __future__ import annotations
 
 import json
+import re
 
 from click.testing import CliRunner
 
@@ -57,8 +58,18 @@ def test_memory_command_fits_projects_and_draws_b10(proxies_built, tmp_path):
     assert [round(f["sockets_per_peer"], 6) for f in out["fits"]] == [1.0, 1.0]
     assert sorted({p["nodes"] for p in out["projection"]}) == [1, 2, 4, 8]
     assert len(out["findings"]) == 2 and all("10 points from 4 runs" in f["text"] for f in out["findings"])
+    # The target values not given on the command line are stated wherever a projection is.
+    assert out["assumed"] == ["256GiB per node", "128 ranks per node", "6 peers per rank under on-demand set-up"]
+    for f in out["findings"]:
+        assert f["numbers"]["assumed"] == out["assumed"]
+        if f["kind"] == "growth":
+            assert f["text"].endswith("(assumed, not given: 256GiB per node, 128 ranks per node, 6 peers per rank "
+                                      "under on-demand set-up).")
+    for p in out["projection"]:
+        assert p["rank_bytes_low"] <= p["rank_bytes"] <= p["rank_bytes_high"]
     html = page.read_text()
     assert 'data-figure="b10-memory-vs-nodes"' in html and "data:image/svg+xml;base64," in html
+    assert '<p class="note" id="assumed"><strong>Assumed, not given:</strong> 256GiB per node' in html
 
 
 def test_memory_command_refuses_a_bad_peer_choice_in_one_line():
@@ -66,3 +77,15 @@ def test_memory_command_refuses_a_bad_peer_choice_in_one_line():
     assert result.exit_code == 2
     assert result.output.strip() == ("scalewise: error: --peers: unknown choice 'some' "
                                      "(expected none, neighbours, all)")
+
+
+def test_memory_command_prints_slopes_in_words_and_its_assumptions(proxies_built):
+    result = CliRunner().invoke(cli, ["memory", "--mpi", "openmpi", "--ranks", "2,3", "--peers", "none,all",
+                                      "--repeats", "1", "--nodes", "1..8", "--node-memory", "64GiB"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[-1] == ("assumed, not given: 128 ranks per node, 6 peers per rank under on-demand set-up "
+                         "(--node-memory, --ranks-per-node, --nodes, --app-peers set them)")
+    assert lines[0].split()[:4] == ["mpi", "setup", "fixed", "per_peer"]
+    for row in lines[1:3]:  # a slope is a size, "below noise (...)" or "negative (...): not a cost", never "-12 KiB"
+        assert not re.search(r"(^|\s)-\d", row), row

@@ -19,7 +19,10 @@ first message allocates), so that it is not mistaken for a per-peer cost.
 The same fit of the rank's open sockets gives sockets per connection; times
 the kernel's slab bytes per TCP socket, that is the kernel memory a
 connection holds, which VmRSS does not show.  The projection multiplies these
-out for a target machine.
+out for a target machine, each number with its interval of ±``NOISE_SIGMAS``
+standard errors from the fit's covariance, and names the target values the
+user did not give as assumptions.  A slope within its noise band is said to
+be not measurable, and a negative one is never used as a cost.
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ class Target:
     ranks_per_node: int
     nodes: tuple[int, ...]
     app_peers: int = DEFAULT_APP_PEERS
+    assumed: tuple[str, ...] = ()  # the values above the user did not give, as "256 GiB per node"
+
+    @property
+    def assumption_text(self) -> str:
+        """`` (assumed, not given: 256 GiB per node, 128 ranks per node)`` or nothing."""
+        return f" (assumed, not given: {', '.join(self.assumed)})" if self.assumed else ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,8 @@ class SetupFit:
     residual_sd: float  # bytes, scatter of one rank's reading around the fit
     sockets_per_peer: float
     kernel_per_peer: float | None  # bytes the kernel holds per connection (slab objects of its sockets)
+    cov: np.ndarray | None = None  # covariance of the coefficients: fixed, per peer, [per rank], [first message]
+    talked_step: float = 0.0  # bytes a rank adds once when it sends anything (0 when the fit has no such column)
 
     @property
     def noise(self) -> float:
@@ -76,6 +87,24 @@ class SetupFit:
     @property
     def measurable(self) -> bool:
         return self.per_peer > self.noise
+
+    @property
+    def negative(self) -> bool:
+        """A slope below zero by more than its noise: memory fell as peers were added, which no connection costs."""
+        return self.per_peer < -self.noise
+
+    def per_rank_bytes(self, conns: int, others: int) -> tuple[float, float]:
+        """(bytes, standard error) of one rank with ``conns`` connections among ``others`` other ranks, in user
+        space plus the kernel's sockets; slopes below zero count as zero (a cost cannot be negative)."""
+        vec = [1.0, float(conns)] + ([float(others)] if not self.eager else [])
+        coef = [self.fixed, max(self.per_peer, 0.0)] + ([max(self.per_rank, 0.0)] if not self.eager else [])
+        if self.cov is not None and len(self.cov) > len(vec):  # the fit has a first-message step: ranks talk
+            vec.append(1.0)
+            coef.append(self.talked_step)
+        value = float(np.dot(vec, coef)) + (self.kernel_per_peer or 0.0) * conns
+        v = np.asarray(vec)
+        se = float(np.sqrt(max(v @ self.cov @ v, 0.0))) if self.cov is not None else 0.0
+        return value, se
 
     @property
     def label(self) -> str:
@@ -96,14 +125,14 @@ def connected_peers(readings: pd.DataFrame) -> pd.Series:
     return readings["size"].sub(1).where(readings["eager"], readings["peers"])
 
 
-def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Coefficients, their standard errors, and the residual standard deviation."""
+def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Coefficients, their standard errors, the residual standard deviation, and the coefficients' covariance."""
     coef, *_ = np.linalg.lstsq(x, y, rcond=None)
     resid = y - x @ coef
     dof = max(len(y) - x.shape[1], 1)
     s2 = float(resid @ resid) / dof
     cov = s2 * np.linalg.pinv(x.T @ x)
-    return coef, np.sqrt(np.clip(np.diag(cov), 0, None)), float(np.sqrt(s2))
+    return coef, np.sqrt(np.clip(np.diag(cov), 0, None)), float(np.sqrt(s2)), cov
 
 
 def _design(group: pd.DataFrame, eager: bool) -> np.ndarray:
@@ -122,66 +151,99 @@ def _design(group: pd.DataFrame, eager: bool) -> np.ndarray:
 def fit_setup(group: pd.DataFrame, kernel_per_socket: int | None) -> SetupFit:
     eager = bool(group["eager"].iloc[0])
     x = _design(group, eager)
-    coef, se, sd = _least_squares(x, group["mpi_bytes"].to_numpy(float))
+    coef, se, sd, cov = _least_squares(x, group["mpi_bytes"].to_numpy(float))
     sockets, *_ = _least_squares(x, group["sockets_touched"].to_numpy(float))
+    talked = float(coef[-1]) if x.shape[1] > (2 if eager else 3) else 0.0
     per_rank, per_rank_se = (coef[2], se[2]) if not eager else (0.0, 0.0)
     kernel = None if kernel_per_socket is None else max(sockets[1], 0.0) * kernel_per_socket
     runs = group[["size", "mode", "rep"]].drop_duplicates().shape[0]
     return SetupFit(mpi=group["mpi"].iloc[0], setup=group["setup"].iloc[0], eager=eager, fixed=float(coef[0]),
                     per_peer=float(coef[1]), per_peer_se=float(se[1]), per_rank=float(per_rank),
                     per_rank_se=float(per_rank_se), points=len(group), runs=runs, residual_sd=sd,
-                    sockets_per_peer=float(sockets[1]), kernel_per_peer=kernel)
+                    sockets_per_peer=float(sockets[1]), kernel_per_peer=kernel, cov=cov, talked_step=talked)
 
 
 def project(fits: list[SetupFit], target: Target) -> pd.DataFrame:
-    """Per-rank and per-node memory of each set-up at each node count (user space plus the kernel's sockets)."""
+    """Per-rank and per-node memory of each set-up at each node count (user space plus the kernel's sockets),
+    with the interval of ±NOISE_SIGMAS standard errors and whether the node's memory holds it at each end."""
     rows = []
     for fit in fits:
-        per_conn = max(fit.per_peer, 0.0) + (fit.kernel_per_peer or 0.0)
         for nodes in target.nodes:
             ranks = nodes * target.ranks_per_node
             others = ranks - 1
             conns = others if fit.eager else min(target.app_peers, others)
-            rank_bytes = fit.fixed + per_conn * conns + max(fit.per_rank, 0.0) * others
-            node_bytes = rank_bytes * target.ranks_per_node
+            rank_bytes, se = fit.per_rank_bytes(conns, others)
+            lo, hi = max(rank_bytes - NOISE_SIGMAS * se, 0.0), rank_bytes + NOISE_SIGMAS * se
+            r = target.ranks_per_node
             rows.append({"mpi": fit.mpi, "setup": fit.setup, "eager": fit.eager, "nodes": nodes, "ranks": ranks,
-                         "connections": conns, "rank_bytes": rank_bytes, "node_bytes": node_bytes,
-                         "fits": node_bytes <= target.node_memory})
+                         "connections": conns, "rank_bytes": rank_bytes, "rank_bytes_low": lo,
+                         "rank_bytes_high": hi, "node_bytes": rank_bytes * r, "node_bytes_low": lo * r,
+                         "node_bytes_high": hi * r, "fits": rank_bytes * r <= target.node_memory,
+                         "fits_low": lo * r <= target.node_memory, "fits_high": hi * r <= target.node_memory})
     return pd.DataFrame(rows)
+
+
+def _last(mine: pd.DataFrame, column: str) -> int | None:
+    fitting = mine[mine[column]]
+    return int(fitting["nodes"].max()) if len(fitting) else None
+
+
+def _break_even(mine: pd.DataFrame, target: Target) -> tuple[str, dict]:
+    """Where eager set-up stops fitting, with the last node count that fits at both ends of the interval."""
+    top, first = int(mine["nodes"].max()), int(mine["nodes"].min())
+    last, early, late = _last(mine, "fits"), _last(mine, "fits_high"), _last(mine, "fits_low")
+    numbers = {"last_nodes_that_fit": last, "last_nodes_that_fit_high_cost": early,
+               "last_nodes_that_fit_low_cost": late}
+
+    def count(n: int | None) -> str:
+        return "none" if n is None else f"all {top}" if n == top else str(n)
+
+    span = f"the last count that fits is {count(early)} to {count(late)} within the interval"
+    if last == top:
+        if early == top:
+            return "fits node memory up to the largest node count, at both ends of the interval", numbers
+        return f"fits node memory up to the largest node count ({span})", numbers
+    where = f"beyond {last} nodes" if last else f"already at {first} nodes"
+    return f"exceeds node memory ({human_bytes(target.node_memory)}) {where} ({span})", numbers
 
 
 def _fit_finding(fit: SetupFit, proj: pd.DataFrame, target: Target) -> Finding:
     numbers = {"mpi": fit.mpi, "setup": fit.setup, "bytes_per_peer": fit.per_peer, "noise_bytes": fit.noise,
-               "kernel_bytes_per_peer": fit.kernel_per_peer, "points": fit.points, "runs": fit.runs}
+               "kernel_bytes_per_peer": fit.kernel_per_peer, "points": fit.points, "runs": fit.runs,
+               "assumed": list(target.assumed)}
     basis = f"{plural(fit.points, 'point')} from {plural(fit.runs, 'run')}"
     kernel = (f"; the kernel holds {human_bytes(fit.kernel_per_peer)} more per connection in socket objects"
               if fit.kernel_per_peer else "")
+    if fit.negative:
+        return Finding("note", f"{fit.label}: memory fell as peers were added ({basis}: a slope of "
+                               f"-{human_bytes(-fit.per_peer)} ± {human_bytes(fit.noise)} per peer), which no "
+                               f"connection costs: the readings are too noisy or something else changed between "
+                               f"the runs; no projection is made from it.", numbers, ())
     if not fit.measurable:
         return Finding("note", f"{fit.label}: no per-connection cost measurable above the noise of "
                                f"±{human_bytes(fit.noise)} per peer in user space ({basis}){kernel}.", numbers, ())
     mine = proj[(proj["mpi"] == fit.mpi) & (proj["setup"] == fit.setup)]
     top = mine.iloc[-1]
-    fitting = mine[mine["fits"]]
-    last_fit = int(fitting["nodes"].max()) if len(fitting) else None
-    numbers.update(rank_bytes_at_max=float(top["rank_bytes"]), nodes_at_max=int(top["nodes"]),
-                   last_nodes_that_fit=last_fit)
+    numbers.update(rank_bytes_at_max=float(top["rank_bytes"]), rank_bytes_at_max_low=float(top["rank_bytes_low"]),
+                   rank_bytes_at_max_high=float(top["rank_bytes_high"]), nodes_at_max=int(top["nodes"]))
     head = (f"{fit.label} set-up costs {human_bytes(fit.per_peer)} ± {human_bytes(fit.noise)} per connected peer "
-            f"in user space ({basis}){kernel}")
+            f"in user space ({basis}; ± {NOISE_SIGMAS:g} standard errors){kernel}")
+    need = (f"{human_bytes(top['rank_bytes'])} ({human_bytes(top['rank_bytes_low'])} to "
+            f"{human_bytes(top['rank_bytes_high'])})")
     if not fit.eager:
         return Finding("growth", f"{head}; at {top['nodes']} nodes a rank talking to {target.app_peers} peers "
-                                 f"needs {human_bytes(top['rank_bytes'])}.", numbers, ())
-    beyond = ("fits node memory up to the largest node count" if last_fit == int(top["nodes"]) else
-              f"exceeds node memory ({human_bytes(target.node_memory)}) beyond {last_fit} nodes" if last_fit else
-              f"exceeds node memory ({human_bytes(target.node_memory)}) already at {int(mine['nodes'].min())} nodes")
-    return Finding("growth", f"{head}: eager set-up needs {human_bytes(top['rank_bytes'])} per rank at "
-                             f"{top['nodes']} nodes x {target.ranks_per_node} ranks, and {beyond}.", numbers, ())
+                                 f"needs {need}{target.assumption_text}.", numbers, ())
+    beyond, more = _break_even(mine, target)
+    numbers.update(more)
+    return Finding("growth", f"{head}: eager set-up needs {need} per rank at {top['nodes']} nodes x "
+                             f"{target.ranks_per_node} ranks, and {beyond}{target.assumption_text}.", numbers, ())
 
 
 def analyse_memory(readings: pd.DataFrame, target: Target, kernel_per_socket: int | None) -> MemoryAnalysis:
     readings = readings.assign(mpi_bytes=readings["rss_touched"] - readings["rss_start"])
     readings = readings.assign(connected=connected_peers(readings))
     fits = [fit_setup(g, kernel_per_socket) for _, g in readings.groupby(["mpi", "setup"], sort=False)]
-    proj = project(fits, target)
+    proj = project([f for f in fits if not f.negative], target)  # a negative slope is no cost to project
     return MemoryAnalysis(readings, fits, proj, target, [_fit_finding(f, proj, target) for f in fits])
 
 
@@ -189,6 +251,7 @@ def fits_table(fits: list[SetupFit]) -> pd.DataFrame:
     """The fits as a table (bytes), for the terminal, the page and --json."""
     return pd.DataFrame([{"mpi": f.mpi, "setup": f.setup, "eager": f.eager, "fixed": f.fixed,
                           "per_peer": f.per_peer, "per_peer_noise": f.noise, "measurable": f.measurable,
+                          "per_peer_se": f.per_peer_se, "per_rank_se": f.per_rank_se,
                           "per_rank_in_job": f.per_rank, "sockets_per_peer": f.sockets_per_peer,
                           "kernel_per_peer": f.kernel_per_peer, "residual_sd": f.residual_sd,
                           "points": f.points, "runs": f.runs} for f in fits])

@@ -24,6 +24,16 @@ def _ints(text: str, what: str) -> list[int]:
         raise ScalewiseError(f"{what}: expected whole numbers separated by commas, got '{text}'") from None
 
 
+def _assumed(node_memory: str, ranks_per_node: int, nodes_text: str, app_peers: int) -> tuple[str, ...]:
+    """The target values the user left at their defaults, as the projection states them."""
+    ctx = click.get_current_context()
+    said = {name: ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
+            for name in ("node_memory", "ranks_per_node", "nodes_text", "app_peers")}
+    shown = {"node_memory": f"{node_memory} per node", "ranks_per_node": f"{ranks_per_node} ranks per node",
+             "nodes_text": f"nodes {nodes_text}", "app_peers": f"{app_peers} peers per rank under on-demand set-up"}
+    return tuple(text for name, text in shown.items() if not said[name])
+
+
 @click.command()
 @click.option("--mpi", "mpis", default="openmpi,mpich", show_default=True, help="MPI libraries to measure.")
 @click.option("--ranks", default="2,4,8,16,32", show_default=True, help="Rank counts (oversubscribing is fine).")
@@ -50,7 +60,8 @@ def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, n
     from scalewise.analysis.memory import Target, analyse_memory, fits_table, parse_nodes, parse_size
     from scalewise.campaign.connmem import kernel_bytes_per_tcp_socket, measure, parse_setting
 
-    target = Target(parse_size(node_memory, "--node-memory"), ranks_per_node, parse_nodes(nodes_text), app_peers)
+    target = Target(parse_size(node_memory, "--node-memory"), ranks_per_node, parse_nodes(nodes_text), app_peers,
+                    _assumed(node_memory, ranks_per_node, nodes_text, app_peers))
     extra = [parse_setting(s) for s in settings]
     say = None if as_json else (lambda line: click.echo(f"  {line}", err=True))
     readings = measure(_list(mpis, "--mpi"), _ints(ranks, "--ranks"), _list(peers, "--peers"), repeats, extra,
@@ -60,7 +71,8 @@ def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, n
         from scalewise.report.memory.html import write_memory_page
         write_memory_page(a, output)
     if as_json:
-        out = {"hosts": sorted(readings["host"].unique()), "fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
+        out = {"hosts": sorted(readings["host"].unique()), "assumed": list(target.assumed),
+               "fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
                "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers} for f in a.findings]}
         echo_json(out)
         return
@@ -73,5 +85,8 @@ def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, n
         click.echo("  ".join(r[c].ljust(widths[c]) for c in cols))
     for f in a.findings:
         click.echo(f"- {f.text}")
+    if target.assumed:
+        click.echo(f"assumed, not given: {', '.join(target.assumed)} (--node-memory, --ranks-per-node, --nodes, "
+                   "--app-peers set them)")
     if output:
         click.echo(f"page: {output}")

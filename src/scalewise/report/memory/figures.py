@@ -16,8 +16,12 @@ def b10_memory_vs_nodes(projection: pd.DataFrame, node_memory: float, ranks_per_
     fig = Figure(figsize=(6.4, 4.0), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
     for (mpi, setup), group in projection.groupby(["mpi", "setup"], sort=False):
+        colour = _MPI_COLOURS.get(mpi, "#555555")
         ax.plot(group["nodes"], group["node_bytes"], _SETUP_STYLE.get(setup, ":"), marker="o", markersize=3,
-                color=_MPI_COLOURS.get(mpi, "#555555"), label=f"{mpi} {setup}")
+                color=colour, label=f"{mpi} {setup}")
+        if "node_bytes_high" in group:  # the interval of the fit, ±2 standard errors
+            ax.fill_between(group["nodes"], group["node_bytes_low"].clip(lower=1), group["node_bytes_high"],
+                            color=colour, alpha=0.12, linewidth=0)
     ax.axhline(node_memory, color="#333333", linewidth=1.2, linestyle=":", label="node memory")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
