@@ -237,12 +237,42 @@ def p6_data_per_rank(v: DataVolume) -> Figure:
 
 def _time_axis(ax, t: Timeline) -> None:
     ax.set_xlabel(f"seconds after MPI_Init (bins of {t.width * 1e3:.3g} ms)")
+    _phase_marks(ax, t)
+
+
+def _phase_room(t: Timeline) -> float:
+    """Inches above the plot for the phases' names (or the note why they are not marked)."""
+    return 0.2 if t.phases is not None else 0.0
+
+
+# A phase's name is written above the plot when its span is at least this share of the run (lines mark them all).
+PHASE_LABEL_FROM = 0.04
+
+
+def _phase_marks(ax, t: Timeline) -> None:
+    """MPI_Pcontrol phases: a dashed line where each starts and ends, its name above the plot; or, when the log
+    cannot place them in time, a note saying why (analysis.run.timeline.phase_marks)."""
+    if t.phases is None:
+        return
+    top = ax.get_xaxis_transform()  # x in seconds, y in the axes' height
+    if t.phases.marks.empty:
+        ax.text(0.0, 1.02, f"phases not marked: {t.phases.why}", transform=ax.transAxes, fontsize=6.5,
+                color="#555555", va="bottom", wrap=True)
+        return
+    m = t.phases.marks
+    span = float(m["end"].max()) or 1.0
+    for edge in sorted(set(m["start"]) | set(m["end"])):
+        ax.axvline(edge, color="#333333", lw=0.8, ls="--", alpha=0.7)
+    for row in m.itertuples():
+        if (row.end - row.start) >= PHASE_LABEL_FROM * span:
+            ax.text((row.start + row.end) / 2, 1.01, row.phase, transform=top, ha="center", va="bottom",
+                    fontsize=7, clip_on=False)
 
 
 def p1_mpi_share_heatmap(t: Timeline) -> Figure:
     """P1: MPI share of each rank (rows) in each time bin (columns)."""
     ranks = len(t.share)
-    fig = _figure(9.0, min(1.6 + 0.12 * ranks, 6.0), left=0.8, right=0.3, top=0.45)
+    fig = _figure(9.0, min(1.6 + 0.12 * ranks, 6.0) + _phase_room(t), left=0.8, right=0.3, top=0.45 + _phase_room(t))
     ax = fig.add_subplot()
     end = float(t.over_time["start"].iloc[-1]) + t.width
     # Rasterised: thousands of cells as vectors make a multi-megabyte SVG.
@@ -253,13 +283,13 @@ def p1_mpi_share_heatmap(t: Timeline) -> Figure:
     ax.set_ylabel("rank")
     _time_axis(ax, t)
     fig.colorbar(im, ax=ax, shrink=0.9, pad=0.01).set_label("% MPI")
-    ax.set_title("MPI share per rank over time", fontsize=10)
+    ax.set_title("MPI share per rank over time", fontsize=10, pad=6 + 72 * _phase_room(t))
     return fig
 
 
 def p1_mpi_share_over_time(t: Timeline) -> Figure:
     """P1: MPI share of all ranks together per time bin, with the lowest and highest rank."""
-    fig = _figure(8.0, 3.0)
+    fig = _figure(8.0, 3.0 + _phase_room(t), top=0.4 + _phase_room(t))
     ax = fig.add_subplot()
     o = t.over_time
     mid = o["start"] + t.width / 2
@@ -269,6 +299,6 @@ def p1_mpi_share_over_time(t: Timeline) -> Figure:
     ax.set_ylim(0, 100)
     ax.set_ylabel("% MPI")
     _time_axis(ax, t)
-    ax.set_title("MPI share over time", fontsize=10)
+    ax.set_title("MPI share over time", fontsize=10, pad=6 + 72 * _phase_room(t))
     legend_beside(fig, *ax.get_legend_handles_labels())
     return fig
