@@ -35,7 +35,8 @@ def _planted(segments: dict[int, list[tuple[str, float, float]]]):
             bins.append((rank, k, lo, WIDTH, mpi, WIDTH - mpi))
         phases += [(rank, name, order[name], w, m, w - m) for name, (w, m) in per_phase.items()]
     base = halo_profile(2, 1)
-    return replace(base, bins=pd.DataFrame(bins, columns=BIN_COLUMNS), phases=pd.DataFrame(phases, columns=PHASE_COLUMNS))
+    return replace(base, bins=pd.DataFrame(bins, columns=BIN_COLUMNS),
+                   phases=pd.DataFrame(phases, columns=PHASE_COLUMNS))
 
 
 def _run(rank_mpi: float, tail: float = 0.10, exchange_twice: bool = False):
@@ -93,5 +94,6 @@ def test_the_timeline_figures_draw_the_marks_or_say_why_not():
     refused = timeline(_planted({0: _run(0.5, exchange_twice=True), 1: _run(1.0, exchange_twice=True)}))
     fig = p1_mpi_share_over_time(refused)
     assert _vlines(fig) == []
-    assert [t.get_text() for t in fig.axes[0].texts][0].startswith("phases not marked: the phases did not run once each")
+    note = [t.get_text() for t in fig.axes[0].texts][0]
+    assert note.startswith("phases not marked: the phases did not run once each")
     assert np.isfinite(placed.width)

@@ -93,6 +93,6 @@ def series_tables(pop: pd.DataFrame, scale: Scale, label_keys: list[str]) -> lis
         g = g.sort_values(scale.axis)
         label = settings_label(g.iloc[0], label_keys)
         table = g.set_index(scale.axis)[[c for c, _, _ in POP_ROWS]].T
-        over = set(g.loc[g["oversubscribed"].fillna(False).astype(bool), scale.axis]) if "oversubscribed" in g else set()
+        over = set(g.loc[g["oversubscribed"].fillna(False).astype(bool), scale.axis])  # profile_scaling's flag
         out.append((label, table, over))
     return out

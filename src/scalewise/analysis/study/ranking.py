@@ -23,7 +23,8 @@ from scalewise.analysis.finding import Finding
 
 OPENING_SIZE = 10
 PER_KIND = 3
-TIERS = [["failed"], ["faster", "interaction"], ["scaling"], ["bound", "imbalance"], ["growth", "mpi-share", "volume"], ["energy"]]
+TIERS = [["failed"], ["faster", "interaction"], ["scaling"], ["bound", "imbalance"], ["growth", "mpi-share", "volume"],
+         ["energy"]]
 
 
 def _strength(f: Finding) -> tuple:

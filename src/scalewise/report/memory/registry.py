@@ -14,8 +14,8 @@ FIGURES = [
         arguments=lambda a: (a.projection, a.target.node_memory, a.target.ranks_per_node),
         caption="Fixed cost plus measured bytes per connected peer (user space and the kernel's socket objects), "
                 "times the peers each set-up connects: all ranks (eager) or the application's neighbours "
-                "(on-demand); the shaded band is the interval of ±2 standard errors of the fit; the dotted line is the "
-                "node's memory.",
+                "(on-demand); the shaded band is the interval of ±2 standard errors of the fit; the dotted line is "
+                "the node's memory.",
         missing=lambda a: None if len(a.projection) else "no fit: the probe produced no readings",
     ),
 ]

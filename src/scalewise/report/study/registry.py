@@ -116,7 +116,8 @@ FIXED: list[FigureSpec] = [
                     "Yearly electricity cost of the jobs the fastest configuration finishes in a year, at each "
                     "application's largest scale, for the given node power and price, from the same performance "
                     "the comparisons use. Green: cheaper than the dearest configuration by a difference the noise "
-                    "rule claims; grey: the dearest itself, or not told apart from it. Oversubscribed configurations are left out.",
+                    "rule claims; grey: the dearest itself, or not told apart from it. Oversubscribed "
+                    "configurations are left out.",
                     _no_energy),
 ]
 
