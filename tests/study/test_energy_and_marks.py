@@ -133,3 +133,22 @@ def test_one_rank_only_series_give_no_volume_finding(planted):
     runs += [Planted(ranks=2, repetition=k, wall=5.0, profile=halo_profile(2, 4.0, 0.5, 0.3)) for k in range(3)]
     a = analyse_study(scalewise.open_study(planted(runs)))
     assert not [f for f in a.findings if f.kind == "volume"], "one multi-rank scale is no series"
+
+
+def test_tuning_bars_of_oversubscribed_groups_are_hatched():
+    """Parameter sets at 2 ranks and at 4 ranks on 2 cores: the table flags the 4-rank group, B3 hatches its bars."""
+    import pandas as pd
+
+    from scalewise.analysis.study.tuning import tuning_table
+    perf = pd.DataFrame([{"app": "a", "ranks": r, "params": p, "run_id": f"{r}{p}{i}", "repetition": i, "wall": v,
+                          "value": v, "metric": "time", "unit": "s", "higher_is_better": False,
+                          "oversubscribed": r == 4}
+                         for r in (2, 4) for p, base in (("default", 10.0), ("fast", 8.0))
+                         for i, v in enumerate((base, base * 1.01, base * 0.99))])
+    t = tuning_table(perf, ["app", "ranks", "params"])
+    assert t.set_index(["group", "params"])["oversubscribed"].to_dict() == {
+        ("ranks=2", "default"): False, ("ranks=2", "fast"): False, ("ranks=4", "default"): True,
+        ("ranks=4", "fast"): True}
+    fig = sf.b3_tuning(t)
+    hatched = [p for ax in fig.axes for p in ax.patches if p.get_hatch()]
+    assert len(hatched) == 2 and all(p in fig.axes[1].patches for p in hatched), "both bars of the 4-rank panel"

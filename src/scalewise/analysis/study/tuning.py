@@ -16,7 +16,7 @@ from scalewise.analysis.ratio import ratio_interval
 
 DEFAULT = "default"
 TUNING_COLUMNS = ["group", "params", "n", "median", "base_median", "ratio", "low", "high", "gain_pct",
-                  "gain_low_pct", "gain_high_pct", "verdict", "metric", "unit", "higher_is_better"]
+                  "gain_low_pct", "gain_high_pct", "verdict", "metric", "unit", "higher_is_better", "oversubscribed"]
 
 
 def _gain_pct(ratio: float, higher_is_better: bool) -> float:
@@ -43,7 +43,9 @@ def tuning_table(perf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             continue
         hib = bool(group["higher_is_better"].iloc[0])
         common = {"group": label, "base_median": float(np.median(base)), "metric": group["metric"].iloc[0],
-                  "unit": group["unit"].iloc[0], "higher_is_better": hib}
+                  "unit": group["unit"].iloc[0], "higher_is_better": hib,
+                  # the whole group shares one scale: its ranks share cores for every parameter set alike
+                  "oversubscribed": "oversubscribed" in group and bool(group["oversubscribed"].astype(bool).any())}
         rows.append(common | {"params": DEFAULT, "n": int(base.size), "median": float(np.median(base)),
                               "ratio": 1.0, "low": np.nan, "high": np.nan, "gain_pct": 0.0, "gain_low_pct": np.nan,
                               "gain_high_pct": np.nan, "verdict": DEFAULT})

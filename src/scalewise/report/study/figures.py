@@ -248,7 +248,10 @@ def b3_tuning(tuning: pd.DataFrame) -> Figure:
         g = g.iloc[::-1]  # the default on top
         y = range(len(g))
         colours = [VERDICT_COLOURS.get(v, "#8c8c8c") for v in g["verdict"]]
-        ax.barh(list(y), g["gain_pct"], color=colours)
+        bars = ax.barh(list(y), g["gain_pct"], color=colours)
+        for bar, over in zip(bars, _over(g)):
+            if over:
+                bar.set_hatch(OVERSUBSCRIBED_HATCH)
         err = [(g["gain_pct"] - g["gain_low_pct"]).fillna(0).clip(lower=0),
                (g["gain_high_pct"] - g["gain_pct"]).fillna(0).clip(lower=0)]
         ax.errorbar(g["gain_pct"], list(y), xerr=err, fmt="none", ecolor="black", capsize=2, linewidth=0.8)
@@ -259,4 +262,5 @@ def b3_tuning(tuning: pd.DataFrame) -> Figure:
         ax.set_title(title, fontsize=9)
     handles = [Patch(color=c, label=v) for v, c in VERDICT_COLOURS.items() if v in set(tuning["verdict"])]
     fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=len(handles))
+    _over_legend(fig, _over(tuning).any(), bars=True)
     return fig
