@@ -152,3 +152,31 @@ def test_tuning_bars_of_oversubscribed_groups_are_hatched():
     fig = sf.b3_tuning(t)
     hatched = [p for ax in fig.axes for p in ax.patches if p.get_hatch()]
     assert len(hatched) == 2 and all(p in fig.axes[1].patches for p in hatched), "both bars of the 4-rank panel"
+
+
+def test_the_study_file_gives_the_power_and_the_command_line_wins(planted, tmp_path):
+    from click.testing import CliRunner
+
+    from scalewise.cli.main import cli
+    db = planted(_fom_race(0.30, 0.15))
+    study_file = tmp_path / "power.yaml"
+    study_file.write_text(f"name: power\napplications:\n  app:\n    command: [app]\noutput: {db.parent}\n"
+                          "report:\n  watts_per_node: 500\n  price_per_kwh: 0.3\n")
+
+    def report(*extra):
+        page = tmp_path / "p.html"
+        out = CliRunner().invoke(cli, ["study", "report", str(study_file), "-o", str(page), "--include-stale",
+                                       "--json", *extra])
+        assert out.exit_code == 0, out.output
+        import json
+        return json.loads(out.stdout), page.read_text()
+
+    data, html = report()
+    energy = [f for f in data["findings"] if f["kind"] == "energy"]
+    assert len(energy) == 1 and "at 500 W per node and 0.3 per kWh" in energy[0]["text"]
+    assert 'id="energy-assumptions" data-given="true"' in html and 'data-missing="b9-energy"' not in html
+    data, _ = report("--watts-per-node", "250")
+    assert "at 250 W per node and 0.3 per kWh" in [f for f in data["findings"] if f["kind"] == "energy"][0]["text"]
+    study_file.write_text(study_file.read_text().replace("watts_per_node: 500", "watts_per_node: 0"))
+    bad = CliRunner().invoke(cli, ["study", "report", str(study_file)])
+    assert bad.exit_code == 2 and "report.watts_per_node" in bad.output and len(bad.output.strip().splitlines()) == 1

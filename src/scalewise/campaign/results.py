@@ -39,6 +39,14 @@ class ResultsSource:
     study: LoadedStudy | None = None
 
     @property
+    def declared_power(self) -> tuple[float | None, float | None]:
+        """(watts per node, price per kWh) the study file gives under ``report:`` (None where it does not)."""
+        if self.study is None:
+            return None, None
+        r = self.study.model.report
+        return r.watts_per_node, r.price_per_kwh
+
+    @property
     def declared_base(self) -> dict[str, int]:
         """The scaling base the study file declares under ``report: base:`` (empty without a study file)."""
         return dict(self.study.model.report.base) if self.study is not None else {}

@@ -172,6 +172,10 @@ class ReportOptions(BaseModel):
     # The scaling base: efficiency is per-rank (or per-node) performance
     # relative to the runs at this scale, e.g. {ranks: 2}.
     base: dict[Literal["ranks", "nodes"], int] = {}
+    # The power one node draws (W) and the electricity price (per kWh): with the power the energy section
+    # (B9) becomes a finding; without it the report shows only its assumption.
+    watts_per_node: float | None = Field(default=None, gt=0)
+    price_per_kwh: float | None = Field(default=None, ge=0)
 
     @field_validator("base")
     @classmethod

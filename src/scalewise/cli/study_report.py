@@ -26,17 +26,19 @@ from scalewise.formatting import plural
 @click.option("--metric", type=click.Choice(["auto", "fom", "jobs/day"]), default="auto", show_default=True,
               help="Performance: the figure of merit, jobs per day (86400 / wall), or auto (FOM when every run has one).")
 @click.option("--watts-per-node", type=click.FloatRange(min=0, min_open=True), default=None,
-              help=f"Power drawn by one node: energy becomes a finding (without it the energy section assumes "
-                   f"{DEFAULT_WATTS_PER_NODE:g} W and draws no conclusion).")
-@click.option("--price-per-kwh", type=click.FloatRange(min=0), default=DEFAULT_PRICE_PER_KWH, show_default=True,
-              help="Electricity price per kWh, for the energy section.")
+              help=f"Power drawn by one node (or the study file's report: watts_per_node): energy becomes a finding "
+                   f"and B9 is drawn (without it the energy section assumes {DEFAULT_WATTS_PER_NODE:g} W and draws "
+                   f"no conclusion).")
+@click.option("--price-per-kwh", type=click.FloatRange(min=0), default=None,
+              help=f"Electricity price per kWh, for the energy section (or the study file's report: price_per_kwh) "
+                   f"[default: {DEFAULT_PRICE_PER_KWH:g}].")
 @click.option("--include-oversubscribed", is_flag=True,
               help="Draw findings from runs with more ranks than cores on a node too (each says so).")
 @click.option("--include-stale", is_flag=True,
               help="Keep runs of points no longer in the study file (left out by default).")
 @json_option("the findings and every table of the report")
 def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: str | None, base: tuple[str, ...],
-           metric: str, watts_per_node: float | None, price_per_kwh: float, include_oversubscribed: bool,
+           metric: str, watts_per_node: float | None, price_per_kwh: float | None, include_oversubscribed: bool,
            include_stale: bool, as_json: bool) -> None:
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
@@ -48,6 +50,9 @@ def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: st
     found = locate_results(source)  # a study file is parsed once, here
     study = read_results(found, include_stale=include_stale)
     declared = parse_base(base) or found.declared_base
+    file_watts, file_price = found.declared_power  # the command line wins over the study file
+    watts_per_node = watts_per_node if watts_per_node is not None else file_watts
+    price_per_kwh = next((p for p in (price_per_kwh, file_price) if p is not None), DEFAULT_PRICE_PER_KWH)
     analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
                              price_per_kwh=price_per_kwh, scaling_mode=found.scaling_mode(study),
                              include_oversubscribed=include_oversubscribed)

@@ -69,8 +69,9 @@ def _no_comm(a: StudyAnalysis) -> str | None:
 
 def _no_energy(a: StudyAnalysis) -> str | None:
     if not a.power_given:
-        return ("No node power was given (--watts-per-node): a cost chart from an assumed power would look like a "
-                "measurement, so B9 is drawn only from the power you give. The table below shows the assumption.")
+        return ("No node power was given (--watts-per-node, or report: watts_per_node: in the study file): a cost "
+                "chart from an assumed power would look like a measurement, so B9 is drawn only from the power you "
+                "give. The table below shows the assumption.")
     if a.energy.empty and not a.summary.empty:
         return "Every configuration was oversubscribed: their times measure the sharing of cores, not the settings."
     return _no_perf(a) or ("No run has a wall time." if a.energy["yearly_cost"].isna().all() else None)
