@@ -95,11 +95,11 @@ def _node(host: str, r: pd.DataFrame) -> NodeSetup:
     # The job's ranks not recorded here (a partial log) count as others.
     busy, total, steal = (r[c].astype(float).mean() for c in ("node_busy", "node_total", "node_steal"))
     wall = float(window.mean())
-    others = max(0.0, (busy - float(cpu.sum())) / wall) if wall > 0 and not math.isnan(busy) else math.nan
-    steal_share = steal / total if total and not math.isnan(total) else math.nan
+    others = max(0.0, (float(busy) - float(cpu.sum())) / wall) if wall > 0 and not math.isnan(busy) else math.nan
+    steal_share = float(steal / total) if total and not math.isnan(total) else math.nan
     oversubscribed = ranks * threads > cores
     idle = max(0, online - ranks * threads)
-    contended = not oversubscribed and (
+    contended = not oversubscribed and bool(
         (not math.isnan(others) and others > idle + CONTENDED_EXCESS_OF_JOB_CORES * min(ranks * threads, cores))
         or (not math.isnan(steal_share) and steal_share >= CONTENDED_STEAL_SHARE))
     return NodeSetup(host=host, ranks=ranks, threads=threads, cores=cores, cpus_online=online,
