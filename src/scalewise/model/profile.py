@@ -158,6 +158,8 @@ class Profile:
                 per_rank[int(r.rank)].update(
                     rss_init_start=int(r.rss_init_start), rss_init_end=int(r.rss_init_end),
                     rss_finalize=int(r.rss_finalize), finalize_time=float(r.finalize_time))
+            if hasattr(r, "cpus_online"):  # format 1.3: the rank's set-up (NaN: not measured)
+                per_rank[int(r.rank)]["setup"] = {c: float(getattr(r, c)) for c in SETUP_COLUMNS}
         for f in self.functions.itertuples(index=False):
             per_rank[int(f.rank)]["functions"][f.function] = {
                 "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes),
