@@ -99,3 +99,9 @@ def test_older_logs_have_no_set_up_and_no_caveat():
     console = Console(record=True, width=200)
     print_summary(p, console=console, analysis=a)
     assert "set-up" not in console.export_text() and "Caveat" not in console.export_text()
+
+
+def test_the_pop_metrics_carry_the_caveat():
+    over = analyse(with_setup(ranks_on_node=4)).pop
+    assert over.caveat.startswith("the run was oversubscribed") and over.to_json_dict()["caveat"] == over.caveat
+    assert analyse(with_setup(others=0.05)).pop.caveat is None

@@ -91,11 +91,11 @@ def _phases(a: RunAnalysis) -> Table:
     return t
 
 
-def pop_table(m: PopMetrics, caveat: str | None = None) -> Table:
+def pop_table(m: PopMetrics) -> Table:
     """POP's efficiencies of one run, nested as POP nests them; a missing term says why (docs/pop.md);
-    ``caveat``: why they do not describe the program alone (an oversubscribed or busy machine)."""
+    the caveat of an oversubscribed or contended run below them."""
     missing = sorted({r.missing for r in pop_rows(m) if r.missing})
-    lines = [f"\u2014: {why}" for why in missing] + ([f"Caveat: {caveat}."] if caveat else [])
+    lines = [f"\u2014: {why}" for why in missing] + ([f"Caveat: {m.caveat}."] if m.caveat else [])
     t = Table(title="POP efficiencies", box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
               caption="\n".join(lines) or None)
     t.add_column("metric")
@@ -119,7 +119,7 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
             markup=False, highlight=False)
     c.print(_totals(a))
     if a.pop is not None:
-        c.print(pop_table(a.pop, a.setup.caveat() if a.setup is not None else None))
+        c.print(pop_table(a.pop))
     if not a.functions.empty:
         c.print(_functions(a))
     if not a.pvars.empty:
