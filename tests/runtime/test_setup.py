@@ -91,3 +91,17 @@ def test_threads_count_towards_oversubscription(mpi_job, program):
     assert node.threads == 2 and node.oversubscribed == (4 > CORES)
     _, text, _ = _texts(p)
     assert "2 ranks x 2 threads on 2 cores (2 online): oversubscribed" in text
+
+
+@pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
+def test_an_aborted_rank_records_what_it_can_alone(mpi_job, program, flavour):
+    """MPI_Abort cannot communicate: the aborting rank's own values are there, the node's share is unknown.
+    The job is test_abnormal_end's (same key and arguments, run once)."""
+    exe = program("abnormal_end.c", flavour)
+    job = mpi_job(f"abort-{flavour}", flavour, 3, [exe, "abort", 2, 7, 4], timeout=60)
+    assert job.returncode == 7
+    r = scalewise.load(job.logfile).ranks.iloc[0]
+    assert r["cpus_online"] == os.cpu_count() and r["cpus_allowed"] >= 1
+    assert r["node_cpus"] != r["node_cpus"] and r["ranks_on_node"] != r["ranks_on_node"]  # NaN: not measured
+    assert r["setup_window"] > 0 and r["cpu_user"] + r["cpu_sys"] <= r["setup_window"] * 1.02 + JIFFY
+    assert r["node_total"] > 0
