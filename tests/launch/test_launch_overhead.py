@@ -67,3 +67,10 @@ def test_launch_overhead_is_the_median_share_and_warns_above_a_third():
     assert not launch_overhead([(1.0, 0.7), (1.0, 0.68)]).warn  # 31%
     assert launch_overhead([(None, 1.0)]) is None
     assert o.to_json_dict()["text"].startswith("launch and teardown take 40% of the measured wall (median of 3 runs")
+
+
+def test_profile_wall_of_a_log(profiled_run, tmp_path):
+    from scalewise.campaign.evaluate import profile_wall
+    _, log = profiled_run
+    assert profile_wall(log) == float(scalewise.load(log).ranks["wall"].max())
+    assert profile_wall(tmp_path / "none.swlog") is None

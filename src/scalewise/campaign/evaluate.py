@@ -102,6 +102,12 @@ def world_from_profile(path: Path) -> tuple[int | None, list[str] | None, str | 
     return world, hosts, problem
 
 
+def profile_wall(path: Path) -> float | None:
+    """The application's own wall from a run's profile log (the slowest rank's window), or None
+    when the log is missing or unreadable: the second half of a ``launch_overhead`` pair."""
+    return _from_profile(path)[2]
+
+
 def _from_profile(path: Path) -> tuple[int | None, list[str] | None, float | None, str | None]:
     """(world size, hosts, the application's own wall, problem) from a profile log."""
     if not path.is_file():
