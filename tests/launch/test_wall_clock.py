@@ -37,46 +37,53 @@ def _own(stdout: Path) -> tuple[float, float]:
     return start, end
 
 
-# Each duration is run this many times and its best run judged: on a loaded
-# machine a launch may wait for a core before it starts, a delay that is no
-# error of the clock; a 50 ms poll would miss by 0-50 ms on every repeat.
 REPEATS = 5
 
 
-def _timed(naps: Path, ms: int, tmp_path: Path) -> tuple[float, float]:
-    """(recorded wall, the program's own lifetime) of one launch."""
+def _timed(naps: Path, ms: int, tmp_path: Path):
+    """(the finished launch, the program's own start and end) of one launch."""
     out = tmp_path / f"{ms}.out"
     done = run_command([str(naps), str(ms)], dict(os.environ), tmp_path, out, tmp_path / "err", timeout=30)
     assert done.returncode == 0 and not done.timed_out and done.error is None
     start, end = _own(out)
     assert end - start >= ms / 1000  # nanosleep never returns early
     assert done.cpu is not None and 0 <= done.cpu < done.wall
-    return done.wall, end - start
+    assert done.wall == pytest.approx(done.ended - done.started, abs=1e-9)
+    return done, start, end
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="CLOCK_MONOTONIC shared with perf_counter: Linux")
 def test_recorded_wall_is_the_program_lifetime_within_5_ms(naps, tmp_path):
-    best = {}
-    for ms in DURATIONS_MS:
-        runs = [_timed(naps, ms, tmp_path) for _ in range(REPEATS)]
-        # The recorded wall holds the program's whole lifetime: it starts before, ends after.
-        assert all(wall >= own for wall, own in runs), runs
-        best[ms] = min(runs, key=lambda r: r[0] - r[1])
-    errors = {ms: wall - own for ms, (wall, own) in best.items()}
-    # Not quantised either: a poll of period T misses each exit by a uniform 0-T, so with T = 50 ms the
-    # best of 5 repeats lands within 5 ms with probability 1 - 0.9^5 = 0.41, for all 8 durations 0.0008.
-    assert all(e < TOLERANCE for e in errors.values()), {ms: f"{e * 1e3:.2f} ms" for ms, e in errors.items()}
+    runs = [(ms, *_timed(naps, ms, tmp_path)) for ms in DURATIONS_MS for _ in range(REPEATS)]
+    # The recorded wall holds the program's whole lifetime: it starts before, ends after.
+    assert all(done.started <= start and end <= done.ended for _, done, start, end in runs)
+    # The end: the exit is seen when it happens.  A poll of period T misses it by a uniform 0-T
+    # (T = 50 ms: median 25 ms); a pidfd wakes within a fraction of a millisecond.
+    # (The median of 40 such misses is below 5 ms with probability about 2e-10.)
+    exit_lag = sorted(done.ended - end for _, done, _, end in runs)
+    assert exit_lag[len(exit_lag) // 2] < TOLERANCE, [f"{x * 1e3:.2f} ms" for x in exit_lag]
+    # The start: fork and exec.  On a loaded machine a new process may wait for a core before its
+    # first instruction, a delay of the launch, not of the clock: the least of the runs shows the method's.
+    start_lag = sorted(start - done.started for _, done, start, _ in runs)
+    assert start_lag[0] < TOLERANCE, [f"{x * 1e3:.2f} ms" for x in start_lag]
+    # Together: on a machine with a core free, the recorded wall is the program's lifetime within 5 ms.
+    assert min(done.wall - (end - start) for _, done, start, end in runs) < TOLERANCE
 
 
 def test_exit_is_seen_when_it_happens(naps, tmp_path):
-    out = tmp_path / "out"
-    with open(out, "wb") as fh:
-        proc = subprocess.Popen([str(naps), "37"], stdout=fh)
-        ended = wait_exit(proc, timeout=30)
-    assert ended is not None and ended.code == 0 and proc.returncode == 0
-    _, end = _own(out)
-    assert 0 <= ended.at - end < TOLERANCE  # one run: the wake-up of a pidfd, not a poll period
-    assert proc.wait(timeout=0) == 0  # reaped once: Popen keeps the status
+    lags = []
+    for _ in range(9):
+        out = tmp_path / "out"
+        with open(out, "wb") as fh:
+            proc = subprocess.Popen([str(naps), "37"], stdout=fh)
+            ended = wait_exit(proc, timeout=30)
+        assert ended is not None and ended.code == 0 and proc.returncode == 0
+        assert proc.wait(timeout=0) == 0  # reaped once: Popen keeps the status
+        lags.append(ended.at - _own(out)[1])
+    assert min(lags) >= 0
+    # The wake-up of a pidfd, not a poll period: the median of 9 misses of a 50 ms poll is below 5 ms
+    # with probability about 1e-3.
+    assert sorted(lags)[len(lags) // 2] < TOLERANCE, lags
 
 
 def test_wait_exit_gives_up_at_the_timeout_and_leaves_the_process(tmp_path):
@@ -87,17 +94,6 @@ def test_wait_exit_gives_up_at_the_timeout_and_leaves_the_process(tmp_path):
         proc.kill()
         proc.wait()
     assert proc.returncode == -9
-
-
-def test_a_coreutils_sleep_is_timed_within_5_ms(tmp_path):
-    for seconds in ("0.203", "0.207"):
-        walls = []
-        for _ in range(REPEATS):
-            done = run_command(["sleep", seconds], dict(os.environ), tmp_path, tmp_path / "o", tmp_path / "e",
-                               timeout=30)
-            assert done.returncode == 0 and done.wall >= float(seconds)
-            walls.append(done.wall)
-        assert min(walls) - float(seconds) < TOLERANCE, walls
 
 
 def test_a_missing_program_is_a_start_error(tmp_path):

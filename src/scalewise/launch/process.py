@@ -131,13 +131,17 @@ class Finished:
 
     ``cpu``: user + system seconds of the process and every descendant it
     waited for (mpirun's local ranks, Hydra's proxies and theirs), from
-    wait4; None when the process was not reaped here (timeout, no start)."""
+    wait4; None when the process was not reaped here (timeout, no start).
+    ``started``, ``ended``: the time.perf_counter() readings the wall runs
+    between (the monotonic clock: comparable with the program's own)."""
 
     returncode: int | None
     wall: float
     timed_out: bool
     error: str | None = None
     cpu: float | None = None
+    started: float | None = None
+    ended: float | None = None
 
 
 @dataclass
@@ -218,7 +222,7 @@ def run_command(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, s
             with interruptible():
                 ended = wait_exit(proc, timeout)
             if ended is not None:
-                return Finished(ended.code, ended.at - start, False, cpu=ended.cpu)
+                return Finished(ended.code, ended.at - start, False, cpu=ended.cpu, started=start, ended=ended.at)
             wall = time.perf_counter() - start
             kill_group(proc, grace)
             return Finished(proc.returncode, wall, True)
