@@ -156,10 +156,9 @@ def _reap(pid: int) -> tuple[int, float]:
     return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
-def _wait_pidfd(pid: int, timeout: float) -> _Exit | None:
-    """The exit of ``pid`` seen the moment it happens (a pidfd turns readable),
-    or None after ``timeout`` seconds: no sleeping poll loop, no 50 ms steps."""
-    fd = os.pidfd_open(pid)
+def _wait_pidfd(fd: int, pid: int, timeout: float) -> _Exit | None:
+    """The exit of ``pid`` seen the moment it happens (its pidfd ``fd`` turns
+    readable), or None after ``timeout`` seconds: no sleeping poll loop, no 50 ms steps."""
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
@@ -195,9 +194,10 @@ def wait_exit(proc: subprocess.Popen, timeout: float) -> _Exit | None:
     """Wait at most ``timeout`` seconds for ``proc`` to exit and reap it (its
     returncode is then set); None when time ran out (the process still runs)."""
     try:
-        ended = _wait_pidfd(proc.pid, timeout)
+        fd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):  # no os.pidfd_open, or ENOSYS
-        ended = _wait_thread(proc.pid, timeout)
+        fd = None
+    ended = _wait_thread(proc.pid, timeout) if fd is None else _wait_pidfd(fd, proc.pid, timeout)
     if ended is not None:
         proc.returncode = ended.code
     return ended
