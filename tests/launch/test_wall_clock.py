@@ -133,3 +133,17 @@ def test_a_launch_dies_with_scalewise(naps, tmp_path):
     while _pids_running(argv) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _pids_running(argv)
+
+
+def test_without_pidfd_a_waiting_thread_sees_the_exit(naps, tmp_path, monkeypatch):
+    """Kernels before 5.3 have no pidfd_open: a blocking wait4 in a thread takes its place."""
+    def no_pidfd(pid):
+        raise OSError(38, "Function not implemented")
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    lags = []
+    for _ in range(9):
+        out = tmp_path / "out"
+        done = run_command([str(naps), "23"], dict(os.environ), tmp_path, out, tmp_path / "err", timeout=30)
+        assert done.returncode == 0 and done.cpu is not None
+        lags.append(done.ended - _own(out)[1])
+    assert min(lags) >= 0 and sorted(lags)[len(lags) // 2] < TOLERANCE, lags
