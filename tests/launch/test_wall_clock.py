@@ -57,12 +57,7 @@ def test_recorded_wall_is_the_program_lifetime_within_5_ms(naps, tmp_path):
     runs = [(ms, *_timed(naps, ms, tmp_path)) for ms in DURATIONS_MS for _ in range(REPEATS)]
     # The recorded wall holds the program's whole lifetime: it starts before, ends after.
     assert all(done.started <= start and end <= done.ended for _, done, start, end in runs)
-    # The end: the exit is seen when it happens.  A poll of period T misses it by a uniform 0-T
-    # (T = 50 ms: median 25 ms); a pidfd wakes within a fraction of a millisecond.
-    # (The median of 40 such misses is below 5 ms with probability about 2e-10.)
-    exit_lag = sorted(done.ended - end for _, done, _, end in runs)
-    assert exit_lag[len(exit_lag) // 2] < TOLERANCE, [f"{x * 1e3:.2f} ms" for x in exit_lag]
-    # The start: fork and exec.  On a loaded machine a new process may wait for a core before its
+    # The end: the exit is seen when it happens (test_exit_is_seen_when_it_happens).  The start: fork and exec.  On a loaded machine a new process may wait for a core before its
     # first instruction, a delay of the launch, not of the clock: the least of the runs shows the method's.
     start_lag = sorted(start - done.started for _, done, start, _ in runs)
     assert start_lag[0] < TOLERANCE, [f"{x * 1e3:.2f} ms" for x in start_lag]
@@ -70,20 +65,45 @@ def test_recorded_wall_is_the_program_lifetime_within_5_ms(naps, tmp_path):
     assert min(done.wall - (end - start) for _, done, start, end in runs) < TOLERANCE
 
 
+# How late the exit is seen, judged by the median of a batch of BATCH launches, in the best of TRIES
+# batches.  A poll of period T misses each exit by a uniform 0-T: with T = 50 ms a batch's median is
+# below 5 ms with probability 3e-5, so 1e-4 in TRIES batches.  A pidfd wakes us within a fraction of a
+# millisecond once we get a core; a loaded machine may delay that wake-up in one batch, not in every one.
+BATCH, TRIES = 15, 3
+
+
+def _exit_seen_promptly(lag_of_one_launch) -> None:
+    medians = []
+    for _ in range(TRIES):
+        lags = sorted(lag_of_one_launch() for _ in range(BATCH))
+        assert lags[0] >= 0  # never before the program's own last instruction
+        medians.append(lags[BATCH // 2])
+        if medians[-1] < TOLERANCE:
+            return
+    pytest.fail(f"exit seen late: batch medians {[f'{m * 1e3:.2f} ms' for m in medians]}")
+
+
 def test_exit_is_seen_when_it_happens(naps, tmp_path):
-    lags = []
-    for _ in range(9):
+    def lag() -> float:
         out = tmp_path / "out"
         with open(out, "wb") as fh:
             proc = subprocess.Popen([str(naps), "37"], stdout=fh)
             ended = wait_exit(proc, timeout=30)
         assert ended is not None and ended.code == 0 and proc.returncode == 0
         assert proc.wait(timeout=0) == 0  # reaped once: Popen keeps the status
-        lags.append(ended.at - _own(out)[1])
-    assert min(lags) >= 0
-    # The wake-up of a pidfd, not a poll period: the median of 9 misses of a 50 ms poll is below 5 ms
-    # with probability about 1e-3.
-    assert sorted(lags)[len(lags) // 2] < TOLERANCE, lags
+        return ended.at - _own(out)[1]
+
+    _exit_seen_promptly(lag)
+
+
+def test_run_command_sees_the_exit_when_it_happens(naps, tmp_path):
+    def lag() -> float:
+        out = tmp_path / "out"
+        done = run_command([str(naps), "29"], dict(os.environ), tmp_path, out, tmp_path / "err", timeout=30)
+        assert done.returncode == 0
+        return done.ended - _own(out)[1]
+
+    _exit_seen_promptly(lag)
 
 
 def test_wait_exit_gives_up_at_the_timeout_and_leaves_the_process(tmp_path):
@@ -122,7 +142,7 @@ def test_a_launch_dies_with_scalewise(naps, tmp_path):
             f"run_command({argv!r}, dict(os.environ), Path({str(tmp_path)!r}), Path({str(tmp_path / 'o')!r}), "
             f"Path({str(tmp_path / 'e')!r}), timeout=120)")
     parent = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a loaded machine may take long to import scalewise
     while not _pids_running(argv) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _pids_running(argv), "the launch did not start"
@@ -140,10 +160,11 @@ def test_without_pidfd_a_waiting_thread_sees_the_exit(naps, tmp_path, monkeypatc
     def no_pidfd(pid):
         raise OSError(38, "Function not implemented")
     monkeypatch.setattr(os, "pidfd_open", no_pidfd)
-    lags = []
-    for _ in range(9):
+
+    def lag() -> float:
         out = tmp_path / "out"
         done = run_command([str(naps), "23"], dict(os.environ), tmp_path, out, tmp_path / "err", timeout=30)
         assert done.returncode == 0 and done.cpu is not None
-        lags.append(done.ended - _own(out)[1])
-    assert min(lags) >= 0 and sorted(lags)[len(lags) // 2] < TOLERANCE, lags
+        return done.ended - _own(out)[1]
+
+    _exit_seen_promptly(lag)
