@@ -14,6 +14,7 @@
 #include "logwrite.h"
 #include "mpit.h"
 #include "phases.h"
+#include "setup.h"
 #include "sites.h"
 #include "trace.h"
 
@@ -226,6 +227,7 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     sw_J.real0 = clock_ns(CLOCK_REALTIME);
     sw_J.mono0 = clock_ns(CLOCK_MONOTONIC);
     sw_J.tsc0 = sw_ticks();
+    sw_setup_start();
     sw_bins_start(sw_J.tsc0, sw_J.cfg.bins);
     sw_phases_start(sw_J.tsc0);
     sw_trace_start();

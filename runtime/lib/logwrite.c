@@ -19,6 +19,7 @@
 #include "logwrite.h"
 #include "mpit.h"
 #include "phases.h"
+#include "setup.h"
 #include "sites.h"
 
 #ifndef SW_VERSION
@@ -397,14 +398,24 @@ static void pack_timeline(sw_buf *b)
     }
 }
 
-/* Rank 0's part: the index and the blocks from every rank, then the file. */
-static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const unsigned char *blocks,
-                       uint32_t nblocks, const sw_buf *sites, const sw_buf *timeline, const sw_buf *mpit)
+/* This rank's setup entry as gathered: the flags, then the values. */
+#define SW_SETUP_WORDS (1 + SW_SETUP_VALUES)
+static void setup_words(unsigned log_flags, uint64_t out[SW_SETUP_WORDS])
 {
-    sw_section sec[8] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
+    uint32_t flags;
+    sw_setup_values((log_flags & SW_LOG_ABORTED) != 0, &flags, out + 1);
+    out[0] = flags;
+}
+
+/* Rank 0's part: the index and the blocks from every rank, then the file. */
+static void write_root(unsigned log_flags, const int *info, const uint64_t *life, const uint64_t *setup,
+                       const unsigned char *blocks, uint32_t nblocks, const sw_buf *sites, const sw_buf *timeline,
+                       const sw_buf *mpit)
+{
+    sw_section sec[9] = {{SW_SEC_META, SW_SEC_COMPRESSED, {0}}, {SW_SEC_FUNCTIONS, SW_SEC_COMPRESSED, {0}},
                          {SW_SEC_RANK_INDEX, 0, {0}}, {SW_SEC_RANKS, 0, {0}}, {SW_SEC_RANK_LIFECYCLE, 0, {0}},
-                         {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}}, {SW_SEC_TIMELINE, SW_SEC_COMPRESSED, {0}},
-                         {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
+                         {SW_SEC_RANK_SETUP, 0, {0}}, {SW_SEC_CALL_SITES, SW_SEC_COMPRESSED, {0}},
+                         {SW_SEC_TIMELINE, SW_SEC_COMPRESSED, {0}}, {SW_SEC_MPIT, SW_SEC_COMPRESSED, {0}}};
     sw_buf meta = {0}, names = {0};
     uint64_t off = 0;
     for (uint32_t i = 0; i < nblocks; i++) {
@@ -421,6 +432,11 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
         put32(&sec[4].data, 0);
         for (int k = 0; k < SW_LIFE_VALUES; k++)
             put64(&sec[4].data, life[SW_LIFE_VALUES * i + k]);
+        const uint64_t *w = setup + SW_SETUP_WORDS * i;
+        put32(&sec[5].data, (uint32_t)e[0]);
+        put32(&sec[5].data, (uint32_t)w[0]);
+        for (int k = 1; k < SW_SETUP_WORDS; k++)
+            put64(&sec[5].data, w[k]);
     }
     if (nblocks < (uint32_t)sw_J.size)
         log_flags |= SW_LOG_PARTIAL;
@@ -430,16 +446,16 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     int err = ENOMEM;
     /* Call sites, the timeline and MPI_T are optional: a log without them
      * (SCALEWISE_SITES=0, or no memory to gather them) is still whole. */
-    int nsec = 5;
+    int nsec = 6;
     const sw_buf *optional[3] = {sites, timeline, mpit};
     for (int k = 0; k < 3; k++) {
         sw_section *to = &sec[nsec];
         if (optional[k]->n && !optional[k]->failed) {
-            *to = sec[5 + k];
+            *to = sec[6 + k];
             nsec += compress_buf(optional[k], &to->data);
         }
     }
-    if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
+    if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && !sec[5].data.failed && compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
         err = write_file(sw_J.logpath, log_flags, (uint32_t)sw_J.size, nblocks, sec, nsec);
     if (err)
         fprintf(stderr, "scalewise: cannot write log %s: %s\n", sw_J.logpath, strerror(err));
@@ -451,7 +467,8 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
     free(sec[1].data.p);
     free(sec[2].data.p);
     free(sec[4].data.p);
-    for (int k = 5; k < nsec; k++)
+    free(sec[5].data.p);
+    for (int k = 6; k < nsec; k++)
         free(sec[k].data.p);
 }
 
@@ -488,6 +505,8 @@ void sw_write_log(unsigned log_flags)
     int mine[4] = {sw_J.rank, ok ? (int)z.n : 0, ok ? (int)raw.n : 0, (int)flags};
     uint64_t life[SW_LIFE_VALUES];
     lifecycle_values(life);
+    uint64_t setup[SW_SETUP_WORDS];
+    setup_words(log_flags, setup);
     sw_buf sites = {0}, timeline = {0}, pvars = {0}, mpit = {0};
     if (sw_sites_on)
         pack_sites(&sites);
@@ -509,17 +528,19 @@ void sw_write_log(unsigned log_flags)
     if (log_flags & SW_LOG_ABORTED) {
         put(&mpit, pvars.p, pvars.n);
         if (ok)
-            write_root(log_flags, mine, life, z.p, 1, &sites, &timeline, &mpit);
+            write_root(log_flags, mine, life, setup, z.p, 1, &sites, &timeline, &mpit);
     } else {
         int root = sw_J.rank == 0, n = sw_J.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
         int *counts = root ? malloc(sizeof(int) * (size_t)n) : NULL, *displs = root ? malloc(sizeof(int) * (size_t)n) : NULL;
         uint64_t *lives = root ? malloc(sizeof(uint64_t) * SW_LIFE_VALUES * (size_t)n) : NULL;
+        uint64_t *setups = root ? malloc(sizeof(uint64_t) * SW_SETUP_WORDS * (size_t)n) : NULL;
         sw_pmpi.Gather(mine, 4, MPI_INT, info, 4, MPI_INT, 0, sw_J.comm);
         sw_pmpi.Gather(life, SW_LIFE_VALUES, MPI_UINT64_T, lives, SW_LIFE_VALUES, MPI_UINT64_T, 0, sw_J.comm);
+        sw_pmpi.Gather(setup, SW_SETUP_WORDS, MPI_UINT64_T, setups, SW_SETUP_WORDS, MPI_UINT64_T, 0, sw_J.comm);
         unsigned char *all = NULL;
         int64_t total = 0;
-        if (root && info && counts && displs && lives) {
+        if (root && info && counts && displs && lives && setups) {
             for (int i = 0; i < n; i++) {
                 counts[i] = info[4 * i + 1];
                 displs[i] = (int)total;
@@ -542,9 +563,10 @@ void sw_write_log(unsigned log_flags)
             for (int i = 0; i < n; i++)
                 if (info[4 * i + 1] > 0) {
                     memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
+                    memmove(setups + SW_SETUP_WORDS * kept, setups + SW_SETUP_WORDS * i, sizeof(uint64_t) * SW_SETUP_WORDS);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
                 }
-            write_root(log_flags, info, lives, all, kept, &site_all, &timeline_all, &mpit);
+            write_root(log_flags, info, lives, setups, all, kept, &site_all, &timeline_all, &mpit);
         } else if (root) {
             fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_J.logpath);
         }
@@ -552,6 +574,7 @@ void sw_write_log(unsigned log_flags)
         free(site_all.p);
         free(timeline_all.p);
         free(lives);
+        free(setups);
         free(info);
         free(counts);
         free(displs);

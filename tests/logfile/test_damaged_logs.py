@@ -49,7 +49,7 @@ def test_the_undamaged_log_loads(real_log, tmp_path):
     profile = scalewise.load(path)
     assert sorted(profile.ranks["rank"]) == [0, 1]
     assert set(sections(real_log)) == {"meta", "functions", "rank index", "ranks", "rank lifecycle", "call sites",
-                                       "timeline", "MPI_T"}
+                                       "timeline", "MPI_T", "rank setup"}
 
 
 @pytest.mark.parametrize("keep", ["20 bytes", "header", "half", "all but 1"])
@@ -60,7 +60,7 @@ def test_truncated(real_log, tmp_path, keep):
     assert "truncated" in load_error(path)
 
 
-@pytest.mark.parametrize("section", ["meta", "functions", "rank index", "ranks"])
+@pytest.mark.parametrize("section", ["meta", "functions", "rank index", "ranks", "rank setup"])
 def test_flipped_byte_in_each_section(real_log, tmp_path, section):
     off, size = sections(real_log)[section]
     path = tmp_path / "flipped.swlog"

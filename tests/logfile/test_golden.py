@@ -109,3 +109,18 @@ def test_the_python_writer_keeps_bins_and_phases(tmp_path):
     q = scalewise.load(write_profile(p, tmp_path / "copy.swlog"))
     for frame in ("bins", "phases", "phase_functions"):
         assert getattr(q, frame).equals(getattr(p, frame)), frame
+
+
+def test_golden_1_3_reads_the_rank_setup():
+    """golden-1.3-mpich-busy.swlog: `mpiexec.mpich -n 2 busy` (MPICH 4.0.2,
+    tests/runtime/programs/busy.c, each rank burning 3 x 100 ms of CPU) on a
+    2-core machine that other jobs kept busy: 1.3 adds the rank setup section."""
+    p = scalewise.load(DATA / "golden-1.3-mpich-busy.swlog")
+    assert p.meta["format"] == "1.3" and p.nranks == 2 and not p.partial
+    r = p.ranks.set_index("rank")
+    assert list(r.loc[0, ["cpus_online", "cpus_allowed", "node_cpus", "ranks_on_node", "omp_threads"]]) == [2, 2, 2, 2, 0]
+    assert list(r.loc[0, ["setup_window", "cpu_user", "cpu_sys"]]) == [0.677455301, 0.073054, 0.237113]
+    assert list(r.loc[1, ["setup_window", "cpu_user", "cpu_sys"]]) == [0.677424991, 0.112814, 0.204069]
+    assert list(r.loc[0, ["nivcsw", "nvcsw", "load1_start", "load1_end"]]) == [120, 0, 5.992, 6.073]
+    assert list(r.loc[1, ["node_busy", "node_total", "node_steal"]]) == [1.35, 1.35, 0.0]
+    assert ((r["cpu_user"] + r["cpu_sys"]) >= 0.3).all()  # the CPU time busy.c burnt

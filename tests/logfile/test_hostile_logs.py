@@ -80,6 +80,19 @@ def set_lifecycle(*entries):
 LIFE = (1 << 20, 2 << 20, 3 << 20, 1000)  # resident memory at init start, init end, finalize; finalize ns
 
 
+def setup_section(*entries):
+    """A rank setup section (format 1.3) with these (rank, flags, 15 values) entries."""
+    data = b"".join(struct.pack("<" + L.RANK_SETUP_ENTRY, *e) for e in entries)
+    return on("sections", lambda s: s.append([L.SEC_RANK_SETUP, 1, 0, data]))
+
+
+# cpus online, allowed, node cpus, ranks on node, threads, window ns, user ns, sys ns, nivcsw, nvcsw,
+# load start and end (thousandths), node busy, total, steal ns
+SETUP = (2, 1, 2, 3, 0, 500_000_000, 400_000_000, 50_000_000, 12, 3, 2_500, 3_250,
+         900_000_000, 1_000_000_000, 20_000_000)
+BOTH = L.SETUP_NODE | L.SETUP_PROC_STAT
+
+
 def sites_section(*records: bytes):
     """A call-site section (format 1.1) holding these rank records."""
     data = zlib.compress(b"".join(records))
@@ -195,6 +208,14 @@ CASES = {
                                 "2^63 or more"),
     "bytes after a zlib stream": (stored("functions", zlib.compress(b"MPI_Send\0p2p\0") + b"junk"), None,
                                   "4 bytes after the compressed data"),
+    "setup entry missing": (None, setup_section((0, BOTH, *SETUP), (1, BOTH, *SETUP)),
+                            "corrupt section 'rank setup' (size does not match the number of rank blocks)"),
+    "setup rank twice": (None, setup_section((0, BOTH, *SETUP), (1, BOTH, *SETUP), (1, BOTH, *SETUP)),
+                         "rank 1 listed twice"),
+    "setup unknown flags": (None, setup_section((0, BOTH, *SETUP), (1, 0x10, *SETUP), (2, BOTH, *SETUP)),
+                            "rank 1: unknown flags 0x10"),
+    "setup CPU time 2^64-1": (None, setup_section((0, BOTH, *SETUP), (1, BOTH, *SETUP[:6], 2**64 - 1, *SETUP[7:]),
+                                                  (2, BOTH, *SETUP)), "2^63 or more"),
     **{f"call sites: {name}": (None, sites_section(record), expected)
        for name, (record, expected) in SITE_CASES.items()},
     **{f"timeline: {name}": (None, timeline_section(record), expected)
@@ -248,6 +269,21 @@ def test_rank_lifecycle_section_reads_into_the_rank_table(tmp_path):
     assert r.loc[2, "finalize_time"] == pytest.approx(1e-6)
 
 
+def test_rank_setup_section_reads_into_the_rank_table(tmp_path):
+    unknown = (*SETUP[:10], 2**64 - 1, 2**64 - 1, *SETUP[12:])  # no load average read
+    path = tmp_path / "setup.swlog"
+    path.write_bytes(encode(golden(), setup_section((2, BOTH, *SETUP), (0, 0, *unknown), (1, BOTH, *SETUP))))
+    r = scalewise.load(path).ranks.set_index("rank")
+    assert list(r.loc[2, ["cpus_online", "cpus_allowed", "node_cpus", "ranks_on_node", "omp_threads"]]) == [2, 1, 2, 3, 0]
+    assert list(r.loc[2, ["setup_window", "cpu_user", "cpu_sys"]]) == pytest.approx([0.5, 0.4, 0.05])
+    assert list(r.loc[2, ["nivcsw", "nvcsw", "load1_start", "load1_end"]]) == pytest.approx([12, 3, 2.5, 3.25])
+    assert list(r.loc[2, ["node_busy", "node_total", "node_steal"]]) == pytest.approx([0.9, 1.0, 0.02])
+    # Rank 0 measured neither its node's share nor /proc/stat, nor the load: those are unknown, not 0.
+    assert r.loc[0, ["node_cpus", "ranks_on_node", "node_busy", "node_total", "node_steal", "load1_start",
+                     "load1_end"]].isna().all()
+    assert r.loc[0, "cpu_user"] == pytest.approx(0.4)
+
+
 def test_call_sites_of_a_missing_object_are_named_by_object_and_offset(tmp_path):
     path = tmp_path / "sites.swlog"
     path.write_bytes(encode(golden(), sites_section(site_record(0, SITE), site_record(2, SITE))))
@@ -270,3 +306,15 @@ def test_timeline_section_reads_into_bins_and_phases(tmp_path):
     assert p.phases.set_index("phase").loc["phase 7", "compute_time"] == pytest.approx(2e-8)
     rank, phase, function, calls, t, nbytes = p.phase_functions.values.tolist()[0]
     assert (rank, phase, calls, t, nbytes) == (1, "(outside phases)", 1, 1e-8, 8) and function.startswith("MPI_")
+
+
+def test_the_python_writer_keeps_the_rank_setup(tmp_path):
+    from scalewise.logfile.writer import write_profile
+    from scalewise.model.profile import SETUP_COLUMNS
+    unknown = (*SETUP[:10], 2**64 - 1, 2**64 - 1, *SETUP[12:])
+    path = tmp_path / "setup.swlog"
+    path.write_bytes(encode(golden(), setup_section((2, BOTH, *SETUP), (0, 0, *unknown), (1, BOTH, *SETUP))))
+    first = scalewise.load(path)
+    again = scalewise.load(write_profile(first, tmp_path / "again.swlog"))
+    cols = ["rank", *SETUP_COLUMNS]
+    assert again.ranks[cols].equals(first.ranks[cols])

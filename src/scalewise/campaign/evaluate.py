@@ -9,12 +9,20 @@ first failure becomes the recorded reason):
 3. the application did not report ``status=FAIL`` (checked first: it is
    the most telling reason when the run also exited non-zero);
 4. the figure of merit could be read.
+
+Figure-of-merit sources (docs/studies.md): ``wall``, the launcher's wall
+(start to exit, launch and teardown included); ``profile_wall``, the
+application's own wall as the profiler measured it (the slowest rank's
+MPI_Init return to MPI_Finalize entry; needs ``profile: true``); ``regex``
+and ``result_line``, what the application prints.  ``launch_overhead`` says
+when launch and teardown take more than a third of the launcher's wall.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +34,9 @@ from scalewise.launch.probe import read_probe
 from scalewise.logfile.reader import read_profile
 
 RESULT_TAG = "SCALEWISE_RESULT"
+# Launch and teardown (launcher wall minus the application's own wall) above
+# this share of the launcher's wall: the wall figure of merit mostly times the launcher.
+LAUNCH_OVERHEAD_WARN = 1 / 3
 
 
 def result_lines(text: str) -> list[dict[str, str]]:
@@ -51,6 +62,7 @@ class Verdict:
     fom_name: str | None = None
     fom_unit: str | None = None
     higher_is_better: bool | None = None
+    app_wall: float | None = None  # the application's own wall from the profile log, when profiled
 
 
 def _number(text: str) -> float | None:
@@ -85,10 +97,16 @@ def regex_fom(spec: Fom, stdout: str) -> tuple[float | None, str | None]:
     return values[-1], None
 
 
-def read_fom(spec: Fom, stdout: str, results: list[dict[str, str]], wall: float | None) -> tuple[float | None, str, str | None, bool, str | None]:
+def read_fom(spec: Fom, stdout: str, results: list[dict[str, str]], wall: float | None,
+             app_wall: float | None = None) -> tuple[float | None, str, str | None, bool, str | None]:
     """(value, name, unit, higher_is_better, problem) of the figure of merit."""
     if spec.source == "wall":
         return wall, spec.name if spec.name != "fom" else "wall", spec.unit or "s", spec.higher_is_better, None
+    if spec.source == "profile_wall":
+        problem = None if app_wall is not None else \
+            "figure of merit not found: fom source profile_wall needs a profile log (set profile: true)"
+        return (app_wall, spec.name if spec.name != "fom" else "profile_wall", spec.unit or "s",
+                spec.higher_is_better, problem)
     if spec.source == "regex":
         value, problem = regex_fom(spec, stdout)
         return value, spec.name, spec.unit, spec.higher_is_better, problem
@@ -103,23 +121,71 @@ def read_fom(spec: Fom, stdout: str, results: list[dict[str, str]], wall: float 
 
 def world_from_profile(path: Path) -> tuple[int | None, list[str] | None, str | None]:
     """(world size, hosts, problem) from a profile log."""
+    world, hosts, _, problem = _from_profile(path)
+    return world, hosts, problem
+
+
+def profile_wall(path: Path) -> float | None:
+    """The application's own wall from a run's profile log (the slowest rank's window), or None
+    when the log is missing or unreadable: the second half of a ``launch_overhead`` pair."""
+    return _from_profile(path)[2]
+
+
+def _from_profile(path: Path) -> tuple[int | None, list[str] | None, float | None, str | None]:
+    """(world size, hosts, the application's own wall, problem) from a profile log."""
     if not path.is_file():
-        return None, None, f"profile log {path.name} was not written (did the profiler load into the ranks?)"
+        return None, None, None, f"profile log {path.name} was not written (did the profiler load into the ranks?)"
     try:
         profile = read_profile(path)
     except (ScalewiseError, OSError) as exc:
-        return None, None, f"profile log unreadable: {exc}"
+        return None, None, None, f"profile log unreadable: {exc}"
     hosts = sorted({str(h) for h in profile.ranks["host"]}) if "host" in profile.ranks else None
-    return profile.nranks, hosts, None
+    wall = float(profile.ranks["wall"].max()) if not profile.ranks.empty else None
+    return profile.nranks, hosts, wall, None
+
+
+@dataclass(frozen=True)
+class LaunchOverhead:
+    """How much of the launcher's wall was launch and teardown, over a set of runs."""
+
+    share: float  # median over the runs of (launcher wall - application wall) / launcher wall
+    launcher_wall: float  # median
+    app_wall: float  # median
+    runs: int
+    warn: bool  # share above LAUNCH_OVERHEAD_WARN
+
+    @property
+    def text(self) -> str:
+        return (f"launch and teardown take {100 * self.share:.0f}% of the measured wall (median of {self.runs} runs: "
+                f"launcher {self.launcher_wall:.3f} s, application {self.app_wall:.3f} s); a wall figure of merit "
+                "mostly times the launcher: use fom: {source: profile_wall} (with profile: true) or the "
+                "application's own result line")
+
+    def to_json_dict(self) -> dict:
+        return {"share": self.share, "launcher_wall": self.launcher_wall, "app_wall": self.app_wall,
+                "runs": self.runs, "warn": self.warn, "text": self.text if self.warn else None}
+
+
+def launch_overhead(walls: list[tuple[float | None, float | None]]) -> LaunchOverhead | None:
+    """Launch and teardown over runs given as (launcher wall, application's own wall) pairs, e.g. a
+    run's ``wall`` and its profile's slowest rank wall (``Verdict.app_wall``); None without a pair
+    that has both.  ``warn`` when the median share is above a third (LAUNCH_OVERHEAD_WARN)."""
+    pairs = [(w, a) for w, a in walls if w is not None and a is not None and w > 0]
+    if not pairs:
+        return None
+    share = statistics.median(max(0.0, (w - a) / w) for w, a in pairs)
+    return LaunchOverhead(share=share, launcher_wall=statistics.median(w for w, _ in pairs),
+                          app_wall=statistics.median(a for _, a in pairs), runs=len(pairs),
+                          warn=share > LAUNCH_OVERHEAD_WARN)
 
 
 def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Path | None,
           probe_dir: Path | None, stderr: str = "") -> Verdict:
     """The verdict on one launch (see the module docstring for the rules)."""
     results = result_lines(stdout)
-    value, name, unit, hib, fom_problem = read_fom(spec, stdout, results, outcome.wall)
-    world, hosts, world_problem = _world(asked, profile_path, probe_dir)
-    verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib)
+    world, hosts, app_wall, world_problem = _world(asked, profile_path, probe_dir)
+    value, name, unit, hib, fom_problem = read_fom(spec, stdout, results, outcome.wall, app_wall)
+    verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib, app_wall)
     if outcome.timed_out:
         verdict.status, verdict.reason = "timeout", outcome.reason or "timed out"
     elif outcome.lost_nodes:
@@ -151,15 +217,17 @@ def _exit_reason(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def _world(asked: int, profile_path: Path | None, probe_dir: Path | None) -> tuple[int | None, list[str] | None, str | None]:
+def _world(asked: int, profile_path: Path | None,
+           probe_dir: Path | None) -> tuple[int | None, list[str] | None, float | None, str | None]:
+    """(world size, hosts, the application's own wall if profiled, problem)."""
     if profile_path is not None:
-        world, hosts, problem = world_from_profile(profile_path)
+        world, hosts, app_wall, problem = _from_profile(profile_path)
         if problem is None and world != asked:
             problem = f"world size mismatch: asked for {asked} ranks, the profile log reports {world}"
-        return world, hosts, problem
+        return world, hosts, app_wall, problem
     if probe_dir is not None:
         report = read_probe(probe_dir)
         sizes = {size for _, size, _ in report.entries}
         world = sizes.pop() if len(sizes) == 1 else None
-        return world, report.hosts or None, report.problem(asked)
-    return None, None, None
+        return world, report.hosts or None, None, report.problem(asked)
+    return None, None, None, None

@@ -98,7 +98,7 @@ class Fom(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    source: Literal["wall", "regex", "result_line"] = "wall"
+    source: Literal["wall", "profile_wall", "regex", "result_line"] = "wall"
     pattern: str | None = None
     name: str = "fom"
     unit: str | None = None

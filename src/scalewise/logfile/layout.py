@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 2
+FORMAT_MINOR = 3
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -22,6 +22,12 @@ RANK_INDEX_ENTRY = "IIQII"  # rank, flags, offset, size, raw_size
 RANK_LIFECYCLE_ENTRY_SIZE = 40
 RANK_LIFECYCLE_ENTRY = "IIQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns
 LIFE_VALUES = 4
+# Since 1.3: each rank's set-up and how busy its node was (one entry per rank block).
+SETUP_VALUES = 15
+RANK_SETUP_ENTRY_SIZE = 128
+RANK_SETUP_ENTRY = "II" + "Q" * SETUP_VALUES  # rank, flags, then the values (docs/log-format.md)
+SETUP_NODE = 0x1  # ranks_on_node and node_cpus were measured
+SETUP_PROC_STAT = 0x2  # the node_* CPU counters were read from /proc/stat
 
 LOG_PARTIAL = 0x1
 LOG_ABORTED = 0x2
@@ -50,9 +56,10 @@ MPIT_MAX_VALUES = 4096
  PVAR_AGGREGATE, PVAR_TIMER, PVAR_GENERIC) = range(10)
 SEC_TIMELINE = 7  # since 1.2: time bins and phases
 SEC_MPIT = 8  # since 1.2: MPI_T variables
+SEC_RANK_SETUP = 9  # since 1.3: cores, ranks per node, CPU time and load
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
                  SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
-                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T"}
+                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T", SEC_RANK_SETUP: "rank setup"}
 MAX_PATH = 4096  # object paths of call sites
 MAX_PHASE_NAME = 128  # bytes of a phase name
 MAX_TIME_BINS = 65536  # time bins per rank
@@ -86,7 +93,7 @@ CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (cl
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
                  SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
-                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED}
+                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

@@ -28,7 +28,8 @@ from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
 from scalewise.model.mpit import MpitInfo, no_pvars
 from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS,
-                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SITE_COLUMNS, Profile)
+                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS,
+                                     Profile)
 
 
 class _Reader:
@@ -179,6 +180,45 @@ def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -
     return ranks.join(life, on="rank")
 
 
+_NS_SETUP = {"setup_window", "cpu_user", "cpu_sys", "node_busy", "node_total", "node_steal"}
+_NODE_SETUP = {"node_cpus", "ranks_on_node"}
+_STAT_SETUP = {"node_busy", "node_total", "node_steal"}
+_LOAD_SETUP = {"load1_start", "load1_end"}
+_UNKNOWN = 2**64 - 1  # a load average the rank could not read
+
+
+def _setup_row(flags: int, values: list[int]) -> list[float]:
+    """One rank's setup values in SETUP_COLUMNS' units; NaN where not measured."""
+    out = []
+    for name, v in zip(SETUP_COLUMNS, values):
+        if (name in _NODE_SETUP and not flags & L.SETUP_NODE) or (name in _STAT_SETUP and not flags & L.SETUP_PROC_STAT) \
+                or (name in _LOAD_SETUP and v == _UNKNOWN):
+            out.append(float("nan"))
+        else:
+            out.append(v / 1e9 if name in _NS_SETUP else v / 1e3 if name in _LOAD_SETUP else float(v))
+    return out
+
+
+def _setup(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
+    """The ranks frame with the rank setup columns (SETUP_COLUMNS), when the
+    log has that section (format 1.3 and later)."""
+    if raw is None:
+        return ranks
+    what = "corrupt section 'rank setup'"
+    if len(raw) != len(ranks) * L.RANK_SETUP_ENTRY_SIZE:
+        raise r.fail(f"{what} (size does not match the number of rank blocks)")
+    rows, present = {}, set(ranks["rank"])
+    for rank, flags, *values in struct.iter_unpack(order + L.RANK_SETUP_ENTRY, raw):
+        if rank in rows or rank not in present:
+            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
+        if flags & ~(L.SETUP_NODE | L.SETUP_PROC_STAT):
+            raise r.fail(f"{what} (rank {rank}: unknown flags {flags:#x})")
+        if any(v >> 63 for name, v in zip(SETUP_COLUMNS, values) if name not in _LOAD_SETUP):
+            raise r.fail(f"{what} (rank {rank}: a value of 2^63 or more)")
+        rows[rank] = _setup_row(flags, values)
+    return ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=SETUP_COLUMNS), on="rank")
+
+
 def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> pd.DataFrame:
     """The call-site rows, named where the objects can be read (logfile/symbols.py)."""
     raw = secs.get(L.SEC_CALL_SITES)
@@ -257,6 +297,7 @@ def read_profile(path) -> Profile:
         except ValueError as exc:
             raise r.fail(f"corrupt rank {rank} record ({exc})") from None
     ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
+    ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
     frames = {"ranks": ranks,
               "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
               "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),

@@ -14,7 +14,7 @@ import numpy as np
 
 from scalewise.logfile import layout as L
 from scalewise.logfile.timeline import pack_timeline
-from scalewise.model.profile import LIFECYCLE_COLUMNS, Profile
+from scalewise.model.profile import LIFECYCLE_COLUMNS, SETUP_COLUMNS, Profile
 
 _ORDER = "<"
 
@@ -62,8 +62,9 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
     peer_rows = _group(profile.p2p[["src", "dst", "messages", "bytes"]], "src")
 
-    index, blocks, life, off, any_partial = [], [], [], 0, False
+    index, blocks, life, setup, off, any_partial = [], [], [], [], 0, False
     has_life = set(LIFECYCLE_COLUMNS) <= set(profile.ranks.columns)
+    has_setup = set(SETUP_COLUMNS) <= set(profile.ranks.columns)
     for r in profile.ranks.sort_values("rank").itertuples(index=False):
         rank = int(r.rank)
         hist: dict[str, dict[int, int]] = {}
@@ -79,6 +80,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         if has_life:
             life.append(struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, rank, 0, int(r.rss_init_start),
                                     int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9))))
+        if has_setup:
+            setup.append(_setup_entry(rank, r))
 
     meta = dict(profile.meta)
     meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
@@ -93,6 +96,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         (L.SEC_RANK_INDEX, 0, b"".join(index)),
         (L.SEC_RANKS, 0, b"".join(blocks)),
     ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
+    if has_setup:
+        sections.append((L.SEC_RANK_SETUP, 0, b"".join(setup)))
     timeline = _timeline(profile, fn_ids)
     if timeline:
         sections.append((L.SEC_TIMELINE, L.SECTION_COMPRESSED, zlib.compress(timeline)))
@@ -114,6 +119,25 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
             fh.write(data)
     os.replace(tmp, path)
     return path
+
+
+def _setup_entry(rank: int, row) -> bytes:
+    """The rank setup entry (format 1.3) of a ranks row; NaN values clear their flag."""
+    v = {c: getattr(row, c) for c in SETUP_COLUMNS}
+    flags = (L.SETUP_NODE if not np.isnan(v["node_cpus"]) else 0) | \
+        (L.SETUP_PROC_STAT if not np.isnan(v["node_total"]) else 0)
+    out = []
+    for c in SETUP_COLUMNS:
+        x = v[c]
+        if np.isnan(x):
+            out.append(2**64 - 1 if c.startswith("load1") else 0)
+        elif c.startswith("load1"):
+            out.append(int(round(x * 1e3)))
+        elif c in ("setup_window", "cpu_user", "cpu_sys", "node_busy", "node_total", "node_steal"):
+            out.append(int(round(x * 1e9)))
+        else:
+            out.append(int(x))
+    return struct.pack(_ORDER + L.RANK_SETUP_ENTRY, rank, flags, *out)
 
 
 def _timeline(profile: Profile, fn_ids: dict[str, int]) -> bytes:

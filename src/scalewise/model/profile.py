@@ -9,7 +9,16 @@ Frames (times in seconds, sizes in bytes):
                compute_time, maxrss, nthreads, partial; from logs of format
                1.1 on also the LIFECYCLE_COLUMNS: resident memory at the start
                of MPI_Init, after it and at MPI_Finalize (bytes), and the time
-               MPI_Finalize waited for the other ranks (finalize_time)
+               MPI_Finalize waited for the other ranks (finalize_time); from
+               format 1.3 on also the SETUP_COLUMNS (NaN where not measured):
+               cpus_online, cpus_allowed (this rank's affinity mask),
+               node_cpus (the union of the masks of the job's ranks on the
+               node), ranks_on_node, omp_threads (OMP_NUM_THREADS, 0 unset),
+               setup_window (seconds between the two readings, MPI_Init
+               return to MPI_Finalize), cpu_user, cpu_sys (seconds), nivcsw,
+               nvcsw (context switches), load1_start, load1_end (1-minute load
+               average), node_busy, node_total, node_steal (the node's CPU
+               seconds over all its CPUs in the window, from /proc/stat)
 ``functions``  one row per (rank, function called): rank, function, fclass,
                calls, time, tmin, tmax, bytes
 ``hist``       one row per non-empty (rank, function, bin): rank, function,
@@ -49,6 +58,9 @@ from scalewise.model.mpit import MpitInfo, no_pvars
 
 RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
 LIFECYCLE_COLUMNS = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
+SETUP_COLUMNS = ["cpus_online", "cpus_allowed", "node_cpus", "ranks_on_node", "omp_threads", "setup_window",
+                 "cpu_user", "cpu_sys", "nivcsw", "nvcsw", "load1_start", "load1_end", "node_busy", "node_total",
+                 "node_steal"]
 FUNCTION_COLUMNS = ["rank", "function", "fclass", "calls", "time", "tmin", "tmax", "bytes"]
 HIST_COLUMNS = ["rank", "function", "bin", "lo", "hi", "count"]
 P2P_COLUMNS = ["src", "dst", "messages", "bytes"]
@@ -146,6 +158,8 @@ class Profile:
                 per_rank[int(r.rank)].update(
                     rss_init_start=int(r.rss_init_start), rss_init_end=int(r.rss_init_end),
                     rss_finalize=int(r.rss_finalize), finalize_time=float(r.finalize_time))
+            if hasattr(r, "cpus_online"):  # format 1.3: the rank's set-up (NaN: not measured)
+                per_rank[int(r.rank)]["setup"] = {c: float(getattr(r, c)) for c in SETUP_COLUMNS}
         for f in self.functions.itertuples(index=False):
             per_rank[int(f.rank)]["functions"][f.function] = {
                 "calls": int(f.calls), "time": float(f.time), "bytes": int(f.bytes),

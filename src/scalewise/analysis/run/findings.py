@@ -18,6 +18,7 @@ import pandas as pd
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
 from scalewise.analysis.run.pop import PopMetrics, pop_metrics
+from scalewise.analysis.run.setup import RunSetup, run_setup
 from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix, neighbourhood
@@ -62,6 +63,7 @@ class RunAnalysis:
     phases: pd.DataFrame = field(default_factory=pd.DataFrame)
     phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
     pop: PopMetrics | None = None  # POP efficiencies (analysis/run/pop.py)
+    setup: RunSetup | None = None  # cores, ranks per node, oversubscribed, contended (format 1.3 logs)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -96,6 +98,7 @@ class RunAnalysis:
             "phases": _records(self.phases),
             "phase_functions": _records(self.phase_functions),
             "pop": self.pop.to_json_dict() if self.pop is not None else None,
+            "setup": self.setup.to_json_dict() if self.setup is not None else None,
             "notes": [_finding_json(f) for f in self.notes],
             "findings": [_finding_json(f) for f in self.findings],
         })
@@ -136,6 +139,12 @@ def profile_notes(profile: Profile, a: RunAnalysis) -> list[Finding]:
     if a.functions.empty:
         notes.append(Finding("note", "No MPI calls were recorded: the whole run is compute (or untraced) time.",
                              {"mpi_calls": 0}, (run,)))
+    caveat = a.setup.caveat() if a.setup is not None else None
+    if caveat:
+        notes.append(Finding("note", f"{caveat[0].upper()}{caveat[1:]}; the bound-ness and POP efficiencies below "
+                             "describe this set-up, not the program alone.",
+                             {"oversubscribed": bool(a.setup.oversubscribed), "contended": bool(a.setup.contended)},
+                             (run,)))
     if n == 1:
         notes.append(Finding("note", "Single-rank run: there is no traffic between ranks and no imbalance to show.",
                              {"nranks": 1}, (run,)))
@@ -153,8 +162,14 @@ def _bound(a: RunAnalysis) -> Finding | None:
         kind = "mixed compute and communication"
     else:
         kind = "communication-bound"
-    return Finding("bound", f"The run is {kind}: MPI takes {_pct(pct)} of wall time, compute {_pct(100 - pct)}.",
-                   {"mpi_pct": pct, "compute_pct": 100 - pct}, (a.run,))
+    return Finding("bound", f"The run is {kind}: MPI takes {_pct(pct)} of wall time, compute {_pct(100 - pct)}."
+                   + _caveat(a), {"mpi_pct": pct, "compute_pct": 100 - pct, "caveat": _caveat(a) or None}, (a.run,))
+
+
+def _caveat(a: RunAnalysis) -> str:
+    """The set-up caveat a bound-ness or efficiency finding carries (analysis/run/setup.py)."""
+    caveat = a.setup.caveat() if a.setup is not None else None
+    return f" Caveat: {caveat}." if caveat else ""
 
 
 def _dominant(a: RunAnalysis) -> list[Finding]:
@@ -218,7 +233,8 @@ def _imbalance(a: RunAnalysis) -> Finding | None:
                 f"(CV {c.cv:.2f}); the others wait for it inside MPI (MPI time CV {b.mpi.cv:.2f}).")
     else:
         text = f"Compute time is balanced across ranks: max/mean {c.max_over_mean:.2f}, CV {c.cv:.2f}."
-    return Finding("imbalance", text, numbers, (a.run,))
+    numbers["caveat"] = _caveat(a) or None
+    return Finding("imbalance", text + _caveat(a), numbers, (a.run,))
 
 
 def _sizes(a: RunAnalysis) -> Finding | None:
@@ -297,6 +313,7 @@ def analyse(profile: Profile) -> RunAnalysis:
         volume=data_volume(profile),
         total_calls=int(functions["calls"].sum()) if not functions.empty else 0,
         pop=pop_metrics(profile),
+        setup=run_setup(profile),
     )
     a.notes.extend(profile_notes(profile, a))
     rules = [_bound(a), *_dominant(a), _calls(a), _overlap(a), _imbalance(a), _sizes(a), _locality(a), _volume(a)]

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from scalewise.analysis.run.breakdown import time_breakdown
+from scalewise.analysis.run.setup import run_setup
 from scalewise.model.profile import Profile
 
 NO_TRACE = "needs a trace of the run: record it with scalewise run --trace, then scalewise pop TRACE"
@@ -46,6 +47,9 @@ class PopMetrics:
     serialisation_efficiency: float = np.nan
     transfer_efficiency: float = np.nan
     split_missing: str = NO_TRACE  # why serialisation and transfer are not known ("" once they are)
+    # Why the efficiencies describe the set-up rather than the program: an oversubscribed or
+    # contended run (analysis/run/setup.py); None when neither, or the log is older than 1.3.
+    caveat: str | None = None
 
     @property
     def imbalance_share(self) -> float:
@@ -73,6 +77,7 @@ def pop_metrics(profile: Profile) -> PopMetrics:
         load_balance=useful.mean / useful.max if known and useful.max > 0 else nan,
         communication_efficiency=useful.max / runtime if known else nan,
         parallel_efficiency=useful.mean / runtime if known else nan,
+        caveat=setup.caveat() if (setup := run_setup(profile)) is not None else None,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 
+from scalewise.analysis.run.setup import NodeSetup, run_setup
 from scalewise.formatting import human_bytes, plural, seconds, when
 from scalewise.model.profile import Profile
 
@@ -53,6 +54,39 @@ def _mpi_cost(profile: Profile) -> list[tuple[str, str]]:
              f"longest {seconds(float(wait.max()))} (rank {int(slowest['rank'])}); not in MPI time")]
 
 
+def _node_text(n: NodeSetup, named: bool) -> str:
+    where = f"{n.host}: " if named else ""
+    threads = f" x {n.threads} threads" if n.threads > 1 else ""
+    state = "oversubscribed" if n.oversubscribed else "contended" if n.contended else "not oversubscribed"
+    return (f"{where}{plural(n.ranks, 'rank')}{threads} on {plural(n.cores, 'core')} "
+            f"({n.cpus_online} online): {state}")
+
+
+def _load_text(n: NodeSetup, named: bool) -> str:
+    parts = [f"load average {n.load_start:.2f} at start, {n.load_end:.2f} at end"]
+    if n.cpu_share == n.cpu_share:
+        parts.append(f"ranks got {100 * n.cpu_share:.0f}% of their wall as CPU time")
+    if n.others_cores == n.others_cores:
+        parts.append(f"other processes used {n.others_cores:.2f} cores")
+    if n.steal_share == n.steal_share and n.steal_share > 0:
+        parts.append(f"steal {100 * n.steal_share:.1f}%")
+    if n.nivcsw_per_s == n.nivcsw_per_s:
+        parts.append(f"{n.nivcsw_per_s:,.0f} involuntary context switches/s per rank")
+    return (f"{n.host}: " if named else "") + "; ".join(parts)
+
+
+def _setup(profile: Profile) -> list[tuple[str, str]]:
+    """Cores, ranks per node and how busy the machine was (format 1.3 logs; docs/report.md, "Run set-up")."""
+    setup = run_setup(profile)
+    if setup is None:
+        return []
+    named = len(setup.nodes) > 1
+    shown = setup.nodes[:4]
+    more = f"; ... ({len(setup.nodes) - 4} more nodes)" if len(setup.nodes) > 4 else ""
+    return [("set-up", "; ".join(_node_text(n, named) for n in shown) + more),
+            ("machine load", " | ".join(_load_text(n, named) for n in shown) + more)]
+
+
 def run_metadata(profile: Profile) -> list[tuple[str, str]]:
     """(label, value) rows describing the job, in display order."""
     hosts = _hosts(profile)
@@ -66,6 +100,7 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
         ("ranks", f"{profile.nranks:,}" + ("" if len(profile.ranks) == profile.nranks
                                          else f" ({len(profile.ranks):,} recorded)")),
         ("hosts", f"{len(hosts):,}: {shown}" if hosts else "unknown"),
+        *_setup(profile),
         # MPICH's version string runs on with its whole configure line: its first line names it.
         ("MPI library", (str(profile.meta.get("mpi_library") or "unknown").strip().splitlines() or ["unknown"])[0]),
         *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),

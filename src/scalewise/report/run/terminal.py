@@ -92,10 +92,12 @@ def _phases(a: RunAnalysis) -> Table:
 
 
 def pop_table(m: PopMetrics) -> Table:
-    """POP's efficiencies of one run, nested as POP nests them; a missing term says why (docs/pop.md)."""
+    """POP's efficiencies of one run, nested as POP nests them; a missing term says why (docs/pop.md);
+    the caveat of an oversubscribed or contended run below them."""
     missing = sorted({r.missing for r in pop_rows(m) if r.missing})
+    lines = [f"\u2014: {why}" for why in missing] + ([f"Caveat: {m.caveat}."] if m.caveat else [])
     t = Table(title="POP efficiencies", box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
-              caption="\n".join(f"\u2014: {why}" for why in missing) or None)
+              caption="\n".join(lines) or None)
     t.add_column("metric")
     t.add_column("value", justify="right")
     for r in pop_rows(m):
