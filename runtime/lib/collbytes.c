@@ -4,7 +4,7 @@
  * receives; MPI_IN_PLACE counts the block the rank would have sent. */
 #include "collbytes.h"
 #include "comms.h"
-#include "hot.h"
+#include "credit.h"
 
 /* Root of a rooted collective: the root rank of an intracommunicator, or
  * MPI_ROOT in the root group of an intercommunicator. */

@@ -3,43 +3,35 @@
  * communicator is created (or first seen), so a send never translates ranks. */
 #include <stdlib.h>
 
+#include "base.h"
 #include "comms.h"
-#include "core.h"
-#include "job.h"
-#include "table.h"
 
 typedef struct {
     uintptr_t key; /* 0: empty slot */
     int rank, size, inter, outdeg;
     int *world; /* peer -> world rank; NULL when the mapping is the identity */
+    int number; /* the trace's number for it (sw_comm_view) */
 } sw_comm;
 
-static sw_comm *table;
-static unsigned mask, used;
+static sw_table comms = {sw_table_none, 0, 0};
 
-#define LOCK() do { if (sw_mt) pthread_mutex_lock(&sw_J.lock); } while (0)
-#define UNLOCK() do { if (sw_mt) pthread_mutex_unlock(&sw_J.lock); } while (0)
+#define LOCK()                                                                                              \
+    do {                                                                                                     \
+        if (sw_mt)                                                                                           \
+            pthread_mutex_lock(&sw_job.lock);                                                                \
+    } while (0)
+#define UNLOCK()                                                                                            \
+    do {                                                                                                     \
+        if (sw_mt)                                                                                           \
+            pthread_mutex_unlock(&sw_job.lock);                                                              \
+    } while (0)
 
-static sw_comm *slot_for(uintptr_t key) { return &table[sw_probe(table, sizeof *table, mask, key)]; }
-
-static int grow(void)
+static sw_comm *slot_for(uintptr_t key)
 {
-    unsigned n = table ? (mask + 1) * 2 : 64;
-    if (table && (mask + 1) / 2 >= sw_J.cfg.max_comms) /* already holds the cap */
-        return 0;
-    sw_comm *old = table;
-    unsigned oldn = table ? mask + 1 : 0;
-    if (!(table = calloc(n, sizeof *table))) {
-        table = old;
-        return 0;
-    }
-    mask = n - 1;
-    for (unsigned i = 0; i < oldn; i++)
-        if (old[i].key)
-            *slot_for(old[i].key) = old[i];
-    free(old);
-    return 1;
+    return sw_slot(&comms, sizeof(sw_comm), sw_find(&comms, sizeof(sw_comm), sw_handle_hash, key));
 }
+
+static int grow(void) { return sw_table_grow(&comms, sizeof(sw_comm), sw_handle_hash, 64, sw_job.cfg.max_comms); }
 
 static void fill(sw_comm *e, MPI_Comm comm)
 {
@@ -60,7 +52,7 @@ static void fill(sw_comm *e, MPI_Comm comm)
         int identity = 1, *world = local + e->size;
         for (int i = 0; i < e->size; i++)
             local[i] = i;
-        sw_pmpi.Group_translate_ranks(g, e->size, local, sw_J.world_group, world);
+        sw_pmpi.Group_translate_ranks(g, e->size, local, sw_job.world_group, world);
         for (int i = 0; i < e->size; i++)
             identity &= world[i] == i;
         if (!identity && (e->world = malloc(sizeof(int) * (size_t)e->size)))
@@ -78,21 +70,22 @@ static void fill(sw_comm *e, MPI_Comm comm)
 static sw_comm *lookup(MPI_Comm comm, int refresh)
 {
     uintptr_t key = SW_KEY(comm);
-    if ((!table || (used + 1) * 2 > mask + 1) && !grow() && !table)
+    if ((comms.used + 1) * 2 > comms.mask + 1 && !grow() && sw_table_empty(&comms))
         return NULL;
     sw_comm *e = slot_for(key);
     if (e->key && !refresh)
         return e;
     if (!e->key) {
-        if ((used + 1) * 2 > mask + 1 || used >= sw_J.cfg.max_comms) {
+        if ((comms.used + 1) * 2 > comms.mask + 1 || comms.used >= sw_job.cfg.max_comms) {
             sw_set_partial();
             return NULL;
         }
-        used++;
+        comms.used++;
     } else {
         free(e->world);
     }
     e->key = key;
+    e->number = 0;
     fill(e, comm);
     return e;
 }
@@ -111,7 +104,7 @@ int sw_world_rank(MPI_Comm comm, int rank)
 int sw_comm_rank(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
-        return sw_J.rank;
+        return sw_job.rank;
     LOCK();
     sw_comm *e = lookup(comm, 0);
     int r = e ? e->rank : -1;
@@ -122,7 +115,7 @@ int sw_comm_rank(MPI_Comm comm)
 int sw_comm_size(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
-        return sw_J.size;
+        return sw_job.size;
     LOCK();
     sw_comm *e = lookup(comm, 0);
     int n = e ? e->size : 0;
@@ -165,13 +158,20 @@ void sw_comm_freed(MPI_Comm comm)
 {
     uintptr_t key = SW_KEY(comm);
     LOCK();
-    if (table) {
-        sw_comm *e = slot_for(key);
-        if (e->key == key) {
-            free(e->world);
-            sw_erase(table, sizeof *table, mask, (unsigned)(e - table));
-            used--;
-        }
+    sw_comm *e = slot_for(key);
+    if (e->key == key) {
+        free(e->world);
+        sw_erase(&comms, sizeof *e, sw_handle_hash, (unsigned)(e - (sw_comm *)comms.slots));
+        comms.used--;
     }
     UNLOCK();
+}
+
+int sw_comm_view_of(MPI_Comm comm, sw_comm_view *view)
+{
+    sw_comm *e = lookup(comm, 0);
+    if (!e)
+        return 0;
+    *view = (sw_comm_view){e->size, e->world, &e->number};
+    return 1;
 }
