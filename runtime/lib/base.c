@@ -34,8 +34,8 @@ void sw_pmpi_resolve(void)
     SW_PMPI_LIST(SW_PMPI_REQUIRED)
 #undef SW_PMPI_REQUIRED
     sw_pmpi.has_mpit = 1;
-#define SW_PMPI_OPTIONAL(name)                                                                                 \
-    if (!(sw_pmpi.name = (__typeof__(&PMPI_##name))dlsym(RTLD_NEXT, "PMPI_" #name)))                            \
+#define SW_PMPI_OPTIONAL(name)                                                       \
+    if (!(sw_pmpi.name = (__typeof__(&PMPI_##name))dlsym(RTLD_NEXT, "PMPI_" #name))) \
         sw_pmpi.has_mpit = 0;
     SW_PMPI_T_LIST(SW_PMPI_OPTIONAL)
 #undef SW_PMPI_OPTIONAL

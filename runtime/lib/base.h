@@ -33,8 +33,8 @@
 
 #define SW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* Inlined into each wrapper: the per-call path. */
-#define SW_HOT static inline __attribute__((always_inline))
-#define SW_DTCACHE 8
+#define SW_HOT         static inline __attribute__((always_inline))
+#define SW_DTCACHE     8
 
 typedef struct {
     uint64_t calls, ticks, tmin, tmax, bytes;
@@ -44,10 +44,10 @@ typedef struct {
 /* One thread that called MPI.  Its statistics need no lock: only it writes
  * them while the job runs; the log writer reads them after the window. */
 typedef struct sw_thread {
-    int depth;          /* 1 while inside a recorded MPI call: nested calls are not counted */
-    uint64_t mpi_ticks; /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
-    sw_fnstat *stats;   /* SW_NFN entries */
-    sw_table peers;     /* sw_peer entries (p2p.h) */
+    int depth;                    /* 1 while inside a recorded MPI call: nested calls are not counted */
+    uint64_t mpi_ticks;           /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
+    sw_fnstat *stats;             /* SW_NFN entries */
+    sw_table peers;               /* sw_peer entries (p2p.h) */
     uintptr_t dt_key[SW_DTCACHE]; /* small datatype -> size cache, see sw_type_size() */
     uint64_t dt_size[SW_DTCACHE];
     unsigned dt_epoch[SW_DTCACHE];
@@ -73,19 +73,19 @@ static inline uintptr_t sw_key(const void *h, size_t n)
  * MPI_Init with dlsym, never through our own wrappers, so they are not
  * counted.  The MPI_T functions are optional: a library without them
  * leaves sw_pmpi.has_mpit 0 and the MPI_T section says so (mpit.c). */
-#define SW_PMPI_LIST(X)                                                                                      \
-    X(Comm_rank)                                                                                             \
-    X(Comm_size) X(Comm_dup) X(Comm_free) X(Comm_group) X(Comm_remote_group) X(Comm_remote_size)             \
-        X(Comm_test_inter) X(Group_translate_ranks) X(Group_size) X(Group_free) X(Topo_test) X(Cartdim_get)  \
-            X(Graph_neighbors_count) X(Dist_graph_neighbors_count) X(Type_size) X(Get_elements_x)            \
-                X(Get_library_version) X(Query_thread) X(Op_commutative) X(Gather) X(Gatherv) X(Scatterv)    \
-                    X(Bcast) X(Barrier) X(Allreduce) X(Send) X(Recv)
-#define SW_PMPI_T_LIST(X)                                                                                    \
-    X(T_init_thread)                                                                                         \
-    X(T_finalize) X(T_pvar_get_num) X(T_pvar_get_info) X(T_pvar_session_create) X(T_pvar_session_free)       \
-        X(T_pvar_handle_alloc) X(T_pvar_handle_free) X(T_pvar_start) X(T_pvar_read) X(T_cvar_get_num)        \
-            X(T_cvar_get_info) X(T_cvar_handle_alloc) X(T_cvar_handle_free) X(T_cvar_read)                   \
-                X(T_enum_get_info) X(T_enum_get_item)
+/* clang-format off */
+#define SW_PMPI_LIST(X)                                                                                     \
+    X(Comm_rank) X(Comm_size) X(Comm_dup) X(Comm_free) X(Comm_group) X(Comm_remote_group)                   \
+    X(Comm_remote_size) X(Comm_test_inter) X(Group_translate_ranks) X(Group_size) X(Group_free)             \
+    X(Topo_test) X(Cartdim_get) X(Graph_neighbors_count) X(Dist_graph_neighbors_count)                      \
+    X(Type_size) X(Get_elements_x) X(Get_library_version) X(Query_thread) X(Op_commutative)                 \
+    X(Gather) X(Gatherv) X(Scatterv) X(Bcast) X(Barrier) X(Allreduce) X(Send) X(Recv)
+#define SW_PMPI_T_LIST(X)                                                                                   \
+    X(T_init_thread) X(T_finalize) X(T_pvar_get_num) X(T_pvar_get_info) X(T_pvar_session_create)            \
+    X(T_pvar_session_free) X(T_pvar_handle_alloc) X(T_pvar_handle_free) X(T_pvar_start) X(T_pvar_read)      \
+    X(T_cvar_get_num) X(T_cvar_get_info) X(T_cvar_handle_alloc) X(T_cvar_handle_free) X(T_cvar_read)        \
+    X(T_enum_get_info) X(T_enum_get_item)
+/* clang-format on */
 
 #define SW_PMPI_FIELD(name) __typeof__(&PMPI_##name) name;
 typedef struct {
@@ -97,11 +97,11 @@ typedef struct {
 extern sw_pmpi_table sw_pmpi;
 
 typedef struct {
-    int disabled;        /* SCALEWISE_DISABLE */
-    int quiet;           /* SCALEWISE_QUIET */
-    int sites;           /* SCALEWISE_SITES: record call sites (on unless 0) */
-    int mpit;            /* SCALEWISE_MPIT: read MPI_T variables (on unless 0) */
-    unsigned max_peers;  /* SCALEWISE_MAX_PEERS, per thread */
+    int disabled;       /* SCALEWISE_DISABLE */
+    int quiet;          /* SCALEWISE_QUIET */
+    int sites;          /* SCALEWISE_SITES: record call sites (on unless 0) */
+    int mpit;           /* SCALEWISE_MPIT: read MPI_T variables (on unless 0) */
+    unsigned max_peers; /* SCALEWISE_MAX_PEERS, per thread */
     unsigned max_requests;
     unsigned max_comms;
     unsigned max_threads;

@@ -15,15 +15,15 @@ typedef struct {
 
 static sw_table comms = {sw_table_none, 0, 0};
 
-#define LOCK()                                                                                              \
-    do {                                                                                                     \
-        if (sw_mt)                                                                                           \
-            pthread_mutex_lock(&sw_job.lock);                                                                \
+#define LOCK()                                \
+    do {                                      \
+        if (sw_mt)                            \
+            pthread_mutex_lock(&sw_job.lock); \
     } while (0)
-#define UNLOCK()                                                                                            \
-    do {                                                                                                     \
-        if (sw_mt)                                                                                           \
-            pthread_mutex_unlock(&sw_job.lock);                                                              \
+#define UNLOCK()                                \
+    do {                                        \
+        if (sw_mt)                              \
+            pthread_mutex_unlock(&sw_job.lock); \
     } while (0)
 
 static sw_comm *slot_for(uintptr_t key)

@@ -14,13 +14,13 @@
 #include "module.h"
 
 /* Runs one hook of every module that has it, in the table's order. */
-#define SW_EACH_MODULE(hook)                                                                                \
-    do {                                                                                                     \
-        unsigned n_;                                                                                         \
-        const sw_module *const *m_ = sw_modules(&n_);                                                        \
-        for (unsigned i_ = 0; i_ < n_; i_++)                                                                 \
-            if (m_[i_]->hook)                                                                                \
-                m_[i_]->hook();                                                                              \
+#define SW_EACH_MODULE(hook)                          \
+    do {                                              \
+        unsigned n_;                                  \
+        const sw_module *const *m_ = sw_modules(&n_); \
+        for (unsigned i_ = 0; i_ < n_; i_++)          \
+            if (m_[i_]->hook)                         \
+                m_[i_]->hook();                       \
     } while (0)
 
 /* Resident memory now (the second field of /proc/self/statm, in pages);

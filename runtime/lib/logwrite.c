@@ -3,12 +3,12 @@
  * then every module's section the same way (module.h), and rank 0 writes
  * one file atomically (atomicfile.h).  Layout in docs/log-format.md. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <fcntl.h>
 
 #include "atomicfile.h"
 #include "base.h"
@@ -69,8 +69,10 @@ static void json_file_args(sw_buf *b, const char *path)
 
 static const char *thread_level(int p)
 {
-    return p == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : p == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
-         : p == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE";
+    return p == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+           : p == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : p == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                        : "MPI_THREAD_SINGLE";
 }
 
 static void pack_meta(sw_buf *b, unsigned log_flags)
@@ -89,10 +91,12 @@ static void pack_meta(sw_buf *b, unsigned log_flags)
     json_str(b, cwd);
     puts_(b, ",\"mpi_library\":");
     json_str(b, lib);
-    snprintf(num, sizeof num, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"thread_level\":", MPI_VERSION, MPI_SUBVERSION, sw_job.size);
+    snprintf(num, sizeof num, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"thread_level\":", MPI_VERSION, MPI_SUBVERSION,
+             sw_job.size);
     puts_(b, num);
     json_str(b, thread_level(sw_job.provided));
-    snprintf(num, sizeof num, ",\"start_time\":%.6f,\"end_time\":%.6f,\"ns_per_tick\":%.9f", (double)sw_job.real0 / 1e9, (double)sw_job.real1 / 1e9, sw_job.ns_per_tick);
+    snprintf(num, sizeof num, ",\"start_time\":%.6f,\"end_time\":%.6f,\"ns_per_tick\":%.9f", (double)sw_job.real0 / 1e9,
+             (double)sw_job.real1 / 1e9, sw_job.ns_per_tick);
     puts_(b, num);
     const char *job = getenv("SLURM_JOB_ID");
     if (job) {
@@ -121,7 +125,8 @@ typedef struct {
 } sw_section;
 
 /* Header, section table and sections, to a temporary file renamed into place. */
-static int write_file(const char *path, unsigned log_flags, uint32_t nranks, uint32_t nblocks, sw_section *sec, int nsec)
+static int write_file(const char *path, unsigned log_flags, uint32_t nranks, uint32_t nblocks, sw_section *sec,
+                      int nsec)
 {
     sw_buf head = {0};
     uint64_t off = SW_HEADER_SIZE + (uint64_t)nsec * SW_SECTION_ENTRY_SIZE, size = off;
@@ -170,7 +175,7 @@ static int write_file(const char *path, unsigned log_flags, uint32_t nranks, uin
 
 /* The fixed sections every log has, then one per module that packed one. */
 #define SW_FIXED_SECTIONS 5
-#define SW_MAX_SECTIONS 32
+#define SW_MAX_SECTIONS   32
 
 /* Rank 0's part: the index and the blocks from every rank, the modules'
  * sections (gathered, uncompressed), then the file. */
@@ -216,8 +221,8 @@ static void write_root(unsigned log_flags, const int *info, const uint64_t *life
             nsec += compress_buf(&modules[k].data, &to->data);
         }
     }
-    if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed && compress_buf(&meta, &sec[0].data) &&
-        compress_buf(&names, &sec[1].data))
+    if (!meta.failed && !names.failed && !sec[2].data.failed && !sec[4].data.failed &&
+        compress_buf(&meta, &sec[0].data) && compress_buf(&names, &sec[1].data))
         err = write_file(sw_job.logpath, log_flags, (uint32_t)sw_job.size, nblocks, sec, nsec);
     if (err)
         fprintf(stderr, "scalewise: cannot write log %s: %s\n", sw_job.logpath, strerror(err));
@@ -305,7 +310,8 @@ void sw_write_log(unsigned log_flags)
     } else {
         int root = sw_job.rank == 0, n = sw_job.size;
         int *info = root ? malloc(sizeof(int) * 4 * (size_t)n) : NULL;
-        int *counts = root ? malloc(sizeof(int) * (size_t)n) : NULL, *displs = root ? malloc(sizeof(int) * (size_t)n) : NULL;
+        int *counts = root ? malloc(sizeof(int) * (size_t)n) : NULL,
+            *displs = root ? malloc(sizeof(int) * (size_t)n) : NULL;
         uint64_t *lives = root ? malloc(sizeof(uint64_t) * SW_LIFE_VALUES * (size_t)n) : NULL;
         sw_pmpi.Gather(mine, 4, MPI_INT, info, 4, MPI_INT, 0, sw_job.comm);
         sw_pmpi.Gather(life, SW_LIFE_VALUES, MPI_UINT64_T, lives, SW_LIFE_VALUES, MPI_UINT64_T, 0, sw_job.comm);
@@ -330,7 +336,8 @@ void sw_write_log(unsigned log_flags)
             uint32_t kept = 0;
             for (int i = 0; i < n; i++)
                 if (info[4 * i + 1] > 0) {
-                    memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i, sizeof(uint64_t) * SW_LIFE_VALUES);
+                    memmove(lives + SW_LIFE_VALUES * kept, lives + SW_LIFE_VALUES * i,
+                            sizeof(uint64_t) * SW_LIFE_VALUES);
                     memmove(info + 4 * kept++, info + 4 * i, sizeof(int) * 4);
                 }
             write_root(log_flags, info, lives, all, kept, modules, nmodules);

@@ -34,9 +34,9 @@ typedef struct {
     void (*finish)(void);
 } sw_module;
 
-#define SW_MODULE(var)                                                                                      \
-    static const sw_module var;                                                                              \
-    static const sw_module *const var##_entry __attribute__((used, section("sw_modules"))) = &var;           \
+#define SW_MODULE(var)                                                                             \
+    static const sw_module var;                                                                    \
+    static const sw_module *const var##_entry __attribute__((used, section("sw_modules"))) = &var; \
     static const sw_module var
 
 /* The registered modules, in walking order; *n of them. */

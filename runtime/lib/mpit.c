@@ -31,7 +31,6 @@
 
 #define SW_MPIT_MAX_STRING 8192 /* the largest string cvar buffer read */
 
-
 /* One pvar being read: its handle, and its values once read. */
 typedef struct {
     char name[SW_MPIT_MAX_NAME + 1];
@@ -54,10 +53,11 @@ static struct {
 /* The standard's order of classes, whatever numbers the library's mpi.h gives them. */
 static int class_code(int c)
 {
-    static const int classes[] = {MPI_T_PVAR_CLASS_STATE, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
-                                  MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK,
-                                  MPI_T_PVAR_CLASS_LOWWATERMARK, MPI_T_PVAR_CLASS_COUNTER,
-                                  MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER, MPI_T_PVAR_CLASS_GENERIC};
+    static const int classes[] = {MPI_T_PVAR_CLASS_STATE,         MPI_T_PVAR_CLASS_LEVEL,
+                                  MPI_T_PVAR_CLASS_SIZE,          MPI_T_PVAR_CLASS_PERCENTAGE,
+                                  MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,
+                                  MPI_T_PVAR_CLASS_COUNTER,       MPI_T_PVAR_CLASS_AGGREGATE,
+                                  MPI_T_PVAR_CLASS_TIMER,         MPI_T_PVAR_CLASS_GENERIC};
     for (int i = 0; i < (int)(sizeof classes / sizeof *classes); i++)
         if (classes[i] == c)
             return i;
@@ -139,7 +139,8 @@ static int seen(const char *name)
 static void open_pvars(void)
 {
     int n = 0;
-    if (sw_pmpi.T_pvar_get_num(&n) != MPI_SUCCESS || n <= 0 || sw_pmpi.T_pvar_session_create(&mpit.session) != MPI_SUCCESS)
+    if (sw_pmpi.T_pvar_get_num(&n) != MPI_SUCCESS || n <= 0 ||
+        sw_pmpi.T_pvar_session_create(&mpit.session) != MPI_SUCCESS)
         return;
     dl_iterate_phdr(find_component_dir, NULL);
     /* One slot past the cap: each candidate is described in the next free
@@ -149,8 +150,8 @@ static void open_pvars(void)
         sw_pvar *p = &mpit.pvars[mpit.npvars];
         int nl = sizeof p->name, dl = sizeof p->desc, verbosity, ro, cont, atomic;
         MPI_T_enum e;
-        if (sw_pmpi.T_pvar_get_info(i, p->name, &nl, &verbosity, &p->mpi_class, &p->type, &e, p->desc, &dl, &p->bind, &ro,
-                            &cont, &atomic) != MPI_SUCCESS)
+        if (sw_pmpi.T_pvar_get_info(i, p->name, &nl, &verbosity, &p->mpi_class, &p->type, &e, p->desc, &dl, &p->bind,
+                                    &ro, &cont, &atomic) != MPI_SUCCESS)
             continue;
         int code = class_code(p->mpi_class), kind = value_kind(p->type);
         int bound = p->bind == MPI_T_BIND_MPI_COMM;
@@ -200,8 +201,14 @@ static void read_pvars(void)
 {
     for (int i = 0; mpit.status == SW_MPIT_READ && i < mpit.npvars; i++) {
         sw_pvar *p = &mpit.pvars[i];
-        union { unsigned u[SW_MPIT_MAX_VALUES]; unsigned long ul[SW_MPIT_MAX_VALUES]; unsigned long long ull[SW_MPIT_MAX_VALUES];
-                MPI_Count c[SW_MPIT_MAX_VALUES]; int d[SW_MPIT_MAX_VALUES]; double f[SW_MPIT_MAX_VALUES]; } buf;
+        union {
+            unsigned u[SW_MPIT_MAX_VALUES];
+            unsigned long ul[SW_MPIT_MAX_VALUES];
+            unsigned long long ull[SW_MPIT_MAX_VALUES];
+            MPI_Count c[SW_MPIT_MAX_VALUES];
+            int d[SW_MPIT_MAX_VALUES];
+            double f[SW_MPIT_MAX_VALUES];
+        } buf;
         if (!p->values)
             p->values = calloc((size_t)p->count, sizeof(uint64_t));
         if (!p->values || sw_pmpi.T_pvar_read(mpit.session, p->handle, &buf) != MPI_SUCCESS)
@@ -262,8 +269,17 @@ static int cvar_text(int i, char *name, char *value, size_t cap)
     if (sw_pmpi.T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
         return 0;
     int ok = 0;
-    union { int d; unsigned u; long l; unsigned long ul; long long ll; unsigned long long ull; MPI_Count c; double f;
-            char s[SW_MPIT_MAX_STRING + 1]; } v;
+    union {
+        int d;
+        unsigned u;
+        long l;
+        unsigned long ul;
+        long long ll;
+        unsigned long long ull;
+        MPI_Count c;
+        double f;
+        char s[SW_MPIT_MAX_STRING + 1];
+    } v;
     memset(&v, 0, sizeof v);
     /* Strings come in buffers of the library's size (Open MPI: 2048), cut to SW_MPIT_MAX_VALUE when written. */
     if ((t == MPI_CHAR ? count <= SW_MPIT_MAX_STRING : count == 1) && sw_pmpi.T_cvar_read(h, &v) == MPI_SUCCESS) {
@@ -273,8 +289,7 @@ static int cvar_text(int i, char *name, char *value, size_t cap)
         else if (t == MPI_INT) {
             snprintf(value, cap, "%d", v.d);
             enum_name(e, v.d, value, cap);
-        }
-        else if (t == MPI_UNSIGNED)
+        } else if (t == MPI_UNSIGNED)
             snprintf(value, cap, "%u", v.u);
         else if (t == MPI_LONG)
             snprintf(value, cap, "%ld", v.l);

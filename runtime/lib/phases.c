@@ -10,7 +10,7 @@
 #include "module.h"
 #include "phases.h"
 
-static sw_phase *phases;    /* max_phases + 2 slots */
+static sw_phase *phases; /* max_phases + 2 slots */
 static unsigned nphases, current, capacity;
 static int capped;
 static sw_phase_fn *mark;   /* running totals at the current phase's start */
@@ -89,8 +89,11 @@ static void clean_name(char *out, const char *in)
     size_t o = 0;
     const unsigned char *s = (const unsigned char *)in;
     while (*s && o < SW_MAX_PHASE_NAME) {
-        unsigned c = *s, len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                                                : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        unsigned c = *s, len = c < 0x80                 ? 1
+                               : c >= 0xC2 && c <= 0xDF ? 2
+                               : c >= 0xE0 && c <= 0xEF ? 3
+                               : c >= 0xF0 && c <= 0xF4 ? 4
+                                                        : 0;
         unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
         int ok = len == 1 ? c >= 0x20 && c != 0x7F : len > 1 && s[1] >= lo && s[1] <= hi;
         for (unsigned k = 2; ok && k < len; k++)

@@ -12,7 +12,7 @@
 #include "scalewise/format.h"
 
 /* MPI_Pcontrol levels beyond the standard's 0 (off) and 1 (on). */
-#define SW_PCONTROL_END_PHASE (-1)   /* back to "outside phases" */
+#define SW_PCONTROL_END_PHASE   (-1) /* back to "outside phases" */
 #define SW_PCONTROL_NAMED_PHASE (-2) /* a const char * name follows (C, C++) */
 /* Levels >= 2 start the phase of that number (any language, Fortran too). */
 

@@ -23,15 +23,15 @@ typedef struct {
 static sw_table requests = {sw_table_none, 0, 0};
 uint64_t sw_req_untracked;
 
-#define LOCK()                                                                                              \
-    do {                                                                                                     \
-        if (sw_mt)                                                                                           \
-            pthread_mutex_lock(&sw_job.mt_lock);                                                             \
+#define LOCK()                                   \
+    do {                                         \
+        if (sw_mt)                               \
+            pthread_mutex_lock(&sw_job.mt_lock); \
     } while (0)
-#define UNLOCK()                                                                                            \
-    do {                                                                                                     \
-        if (sw_mt)                                                                                           \
-            pthread_mutex_unlock(&sw_job.mt_lock);                                                           \
+#define UNLOCK()                                   \
+    do {                                           \
+        if (sw_mt)                                 \
+            pthread_mutex_unlock(&sw_job.mt_lock); \
     } while (0)
 
 static sw_req *entry(unsigned i) { return sw_slot(&requests, sizeof(sw_req), i); }
@@ -44,10 +44,7 @@ static sw_req *new_entry(uintptr_t key)
                                         : sw_find(&requests, sizeof(sw_req), sw_handle_hash, key));
 }
 
-static int grow(void)
-{
-    return sw_table_grow(&requests, sizeof(sw_req), sw_handle_hash, 256, sw_job.cfg.max_requests);
-}
+static int grow(void) { return sw_table_grow(&requests, sizeof(sw_req), sw_handle_hash, 256, sw_job.cfg.max_requests); }
 
 static int room(void) { return (requests.used + 1) * 2 <= requests.mask + 1; }
 
@@ -62,8 +59,9 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
     if (room() && requests.used < sw_job.cfg.max_requests) {
         sw_req *e = new_entry(key);
         requests.used += e->key == 0;
-        *e = (sw_req){key, {bytes, peer, (uint16_t)fn, (uint16_t)(flags | (flags & SW_REQ_PERSISTENT ? 0 : SW_REQ_ACTIVE)),
-                            trace ? *trace : SW_REQ_UNTRACED}};
+        *e = (sw_req){key,
+                      {bytes, peer, (uint16_t)fn, (uint16_t)(flags | (flags & SW_REQ_PERSISTENT ? 0 : SW_REQ_ACTIVE)),
+                       trace ? *trace : SW_REQ_UNTRACED}};
     } else {
         sw_set_partial();
         sw_req_untracked++;

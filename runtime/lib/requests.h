@@ -28,10 +28,10 @@ static inline int sw_request_shared(uintptr_t key)
 #endif
 }
 
-#define SW_REQ_RECV 0x1u       /* bytes are known only from the completion status */
+#define SW_REQ_RECV       0x1u /* bytes are known only from the completion status */
 #define SW_REQ_PERSISTENT 0x2u /* survives completion; MPI_Start re-arms it */
-#define SW_REQ_SEND 0x4u       /* persistent send: each start is a message to peer */
-#define SW_REQ_ACTIVE 0x8u
+#define SW_REQ_SEND       0x4u /* persistent send: each start is a message to peer */
+#define SW_REQ_ACTIVE     0x8u
 
 /* What the trace (trace.c) keeps of the operation a request stands for. */
 typedef struct {
@@ -67,10 +67,10 @@ void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p
  * claimed and nothing is credited. */
 #define SW_STACK_REQS 32
 typedef struct {
-    MPI_Request *reqs;   /* copy of the caller's handles; NULL when nothing was claimed */
-    sw_pending *pending; /* their claimed entries, same order */
-    MPI_Status *statuses;/* what the real call writes to: the caller's array, or ours */
-    void *heap;          /* reqs and pending beyond SW_STACK_REQS, one block */
+    MPI_Request *reqs;    /* copy of the caller's handles; NULL when nothing was claimed */
+    sw_pending *pending;  /* their claimed entries, same order */
+    MPI_Status *statuses; /* what the real call writes to: the caller's array, or ours */
+    void *heap;           /* reqs and pending beyond SW_STACK_REQS, one block */
     MPI_Status *heap_statuses;
     MPI_Request stack_reqs[SW_STACK_REQS];
     sw_pending stack_pending[SW_STACK_REQS];

@@ -37,7 +37,10 @@ static inline uintptr_t sw_key_at(const void *slots, size_t elsize, unsigned i)
     return k;
 }
 
-static inline void *sw_slot(const sw_table *t, size_t elsize, unsigned i) { return (char *)t->slots + (size_t)i * elsize; }
+static inline void *sw_slot(const sw_table *t, size_t elsize, unsigned i)
+{
+    return (char *)t->slots + (size_t)i * elsize;
+}
 
 /* Index of key's slot, or of the empty slot where it would go. */
 static inline __attribute__((always_inline)) unsigned sw_find(const sw_table *t, size_t elsize, sw_hash hash,

@@ -37,7 +37,7 @@ static struct {
 static struct {
     int size;
     int *world;
-} *comms;
+} * comms;
 static int ncomms, comms_cap;
 
 /* Local number of comm (0: MPI_COMM_WORLD), numbered at its first event;
@@ -137,8 +137,8 @@ static void received(sw_tev *e, const sw_comm_view *view, const MPI_Status *st)
     e->bytes = sw_status_bytes(st);
 }
 
-void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Comm comm,
-                   const MPI_Status *st, sw_req_trace *req)
+void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Comm comm, const MPI_Status *st,
+                   sw_req_trace *req)
 {
     sw_comm_view view;
     if (source == MPI_PROC_NULL)
@@ -156,8 +156,8 @@ void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Co
     *req = (sw_req_trace){e->req, trace.events.count - 1, comm};
 }
 
-void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, uint64_t sendbytes,
-                       MPI_Comm comm, const MPI_Status *st)
+void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, uint64_t sendbytes, MPI_Comm comm,
+                       const MPI_Status *st)
 {
     int64_t ids[2];
     int n = 0;
@@ -196,8 +196,8 @@ void sw_trace_coll(int fn, uint64_t t0, uint64_t t1, MPI_Comm comm, uint64_t byt
     e->flags = commutative ? 0 : 1;
 }
 
-void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const sw_pending *claimed, int n, const int *done,
-                   int ndone, const MPI_Status *sts, int sts_by_index)
+void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const sw_pending *claimed, int n, const int *done, int ndone,
+                   const MPI_Status *sts, int sts_by_index)
 {
     if (!claimed)
         return;
@@ -284,8 +284,8 @@ static void finish_trace(void)
     sw_tracing = 0;
     /* A request the full request table could not hold is missing from its Wait. */
     trace.capped |= sw_req_untracked != trace.untracked;
-    sw_trace_file f = {.path = trace.path, .events = &trace.events, .waits = &trace.waits, .capped = trace.capped,
-                       .ncomms = ncomms};
+    sw_trace_file f = {
+        .path = trace.path, .events = &trace.events, .waits = &trace.waits, .capped = trace.capped, .ncomms = ncomms};
     int *sizes = malloc(sizeof(int) * (size_t)(ncomms + 1)), **members = malloc(sizeof(int *) * (size_t)(ncomms + 1));
     for (int i = 0; sizes && members && i < ncomms; i++) {
         sizes[i] = comms[i].size;

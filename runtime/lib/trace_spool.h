@@ -20,10 +20,10 @@ typedef struct {
 } sw_tev;
 
 typedef struct {
-    size_t elsize, cap;  /* record size, records the buffer holds */
+    size_t elsize, cap; /* record size, records the buffer holds */
     char *buf;
-    uint64_t count;      /* records so far */
-    uint64_t flushed;    /* records already in the file */
+    uint64_t count;   /* records so far */
+    uint64_t flushed; /* records already in the file */
     int fd;
 } sw_spool;
 
@@ -41,8 +41,8 @@ typedef struct {
     sw_spool *events, *waits;
     int capped;
     int ncomms;
-    const int *comm_sizes;     /* per local communicator 1..ncomms */
-    int *const *comm_members;  /* their members' world ranks */
+    const int *comm_sizes;    /* per local communicator 1..ncomms */
+    int *const *comm_members; /* their members' world ranks */
 } sw_trace_file;
 
 /* Collective over the job: agree on communicator ids, encode, and have rank 0 write the file. */

@@ -14,9 +14,9 @@
 #include "trace_spool.h"
 
 #define SW_TRACE_VERSION 1
-#define SW_TRACE_CAPPED 1
-#define SW_TRACE_TAG 0x5754
-#define SW_CHUNK (1 << 30) /* largest message of a block sent to rank 0 */
+#define SW_TRACE_CAPPED  1
+#define SW_TRACE_TAG     0x5754
+#define SW_CHUNK         (1 << 30) /* largest message of a block sent to rank 0 */
 
 /* ---- deflate into a growing buffer, fed through a small staging area ---- */
 
@@ -208,7 +208,8 @@ static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, in
         p += f->comm_sizes[i];
     }
     int *lens = root ? calloc((size_t)nranks * 4, sizeof(int)) : NULL;
-    int *displs = lens ? lens + nranks : NULL, *nids = lens ? lens + 2 * nranks : NULL, *idispl = lens ? lens + 3 * nranks : NULL;
+    int *displs = lens ? lens + nranks : NULL, *nids = lens ? lens + 2 * nranks : NULL,
+        *idispl = lens ? lens + 3 * nranks : NULL;
     sw_pmpi.Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, sw_job.comm);
     int total = 0;
     for (int r = 0; root && r < nranks; r++) {
@@ -287,7 +288,9 @@ static int write_head(FILE *out, int capped, const sw_comm_ids *t)
         }
     }
     int rc = (!names || !c || fwrite(h, 24, 1, out) != 1 || write_table(out, (unsigned char *)names, p - names) ||
-              write_table(out, c, (size_t)(q - c))) ? -1 : 0;
+              write_table(out, c, (size_t)(q - c)))
+                 ? -1
+                 : 0;
     free(names);
     free(c);
     return rc;
@@ -317,7 +320,8 @@ void sw_trace_write(const sw_trace_file *f)
     sw_pmpi.Gather(info, 4, MPI_LONG_LONG, infos, 4, MPI_LONG_LONG, 0, sw_job.comm);
     if (!root) {
         for (uint64_t at = 0; at < len; at += SW_CHUNK)
-            sw_pmpi.Send(data + at, (int)(len - at < SW_CHUNK ? len - at : SW_CHUNK), MPI_BYTE, 0, SW_TRACE_TAG, sw_job.comm);
+            sw_pmpi.Send(data + at, (int)(len - at < SW_CHUNK ? len - at : SW_CHUNK), MPI_BYTE, 0, SW_TRACE_TAG,
+                         sw_job.comm);
     } else {
         int capped = 0;
         for (int r = 0; r < nranks; r++)
@@ -332,7 +336,7 @@ void sw_trace_write(const sw_trace_file *f)
             unsigned char *buf = malloc(n ? n : 1);
             for (uint64_t at = 0; at < n; at += SW_CHUNK)
                 sw_pmpi.Recv(buf ? buf + at : NULL, buf ? (int)(n - at < SW_CHUNK ? n - at : SW_CHUNK) : 0, MPI_BYTE, r,
-                          SW_TRACE_TAG, sw_job.comm, MPI_STATUS_IGNORE);
+                             SW_TRACE_TAG, sw_job.comm, MPI_STATUS_IGNORE);
             err = err || !buf || write_block(out, r, infos + 4 * r, buf);
             free(buf);
         }

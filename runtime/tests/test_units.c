@@ -6,19 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scalewise/format.h"
 #include "bins.h"
+#include "scalewise/format.h"
 #include "table.h"
 
 static int passed, failed;
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (cond)                                                          \
-            passed++;                                                      \
-        else {                                                             \
-            failed++;                                                      \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond)                                                                    \
+            passed++;                                                                \
+        else {                                                                       \
+            failed++;                                                                \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                  \
+        }                                                                            \
     } while (0)
 
 /* Same rule as sw_bin() in lib/credit.h (which needs mpi.h to include). */
@@ -52,7 +52,10 @@ typedef struct {
 static unsigned item_hash(uintptr_t key) { return sw_handle_hash(key); }
 
 /* Keys that collide on their home slot, plus others. */
-static uintptr_t test_key(int i, unsigned slots) { return i < 20 ? (uintptr_t)(i + 1) * (slots << 4) : (uintptr_t)(0x1000 + i * 16); }
+static uintptr_t test_key(int i, unsigned slots)
+{
+    return i < 20 ? (uintptr_t)(i + 1) * (slots << 4) : (uintptr_t)(0x1000 + i * 16);
+}
 
 static void test_table(void)
 {
@@ -122,7 +125,7 @@ static void test_time_bins(void)
     const uint64_t base = 1000, w = 1ull << SW_BIN_SHIFT0;
     sw_bins_start(base, 4);
     CHECK(sw_bins.n == 4 && sw_bins.shift == SW_BIN_SHIFT0);
-    sw_bins_add(base + 5, base + 25); /* inside bin 0 */
+    sw_bins_add(base + 5, base + 25);              /* inside bin 0 */
     sw_bins_add(base + w - 10, base + 2 * w + 30); /* 10 in bin 0, all of bin 1, 30 in bin 2 */
     CHECK(sw_bins.mpi[0] == 30 && sw_bins.mpi[1] == w && sw_bins.mpi[2] == 30 && sw_bins.mpi[3] == 0);
     sw_bins_add(base - 50, base + 7); /* begun before the window: only its part inside */
