@@ -17,6 +17,7 @@
 #include "requests.h"
 #include "trace.h"
 #include "trace_spool.h"
+#include "trace_write.h"
 
 int sw_tracing;
 

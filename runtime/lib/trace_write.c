@@ -12,6 +12,7 @@
 #include "atomicfile.h"
 #include "base.h"
 #include "trace_spool.h"
+#include "trace_write.h"
 
 #define SW_TRACE_VERSION 1
 #define SW_TRACE_CAPPED  1
