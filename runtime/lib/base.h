@@ -60,6 +60,29 @@ extern __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 extern volatile int sw_on; /* recording: after MPI_Init, before MPI_Finalize, not paused */
 extern int sw_mt;          /* MPI_THREAD_MULTIPLE was provided */
 
+/* One call of dt ticks in a function's statistics. */
+SW_HOT void sw_stat_add(sw_fnstat *s, uint64_t dt)
+{
+    s->calls++;
+    s->ticks += dt;
+    if (dt < s->tmin)
+        s->tmin = dt;
+    if (dt > s->tmax)
+        s->tmax = dt;
+}
+
+/* The shared tables' locks are taken only under MPI_THREAD_MULTIPLE. */
+static inline void sw_mt_lock(pthread_mutex_t *m)
+{
+    if (sw_mt)
+        pthread_mutex_lock(m);
+}
+static inline void sw_mt_unlock(pthread_mutex_t *m)
+{
+    if (sw_mt)
+        pthread_mutex_unlock(m);
+}
+
 /* Handles are pointers (Open MPI) or ints (MPICH): compare them as integers. */
 #define SW_KEY(h) sw_key(&(h), sizeof(h))
 static inline uintptr_t sw_key(const void *h, size_t n)

@@ -15,17 +15,6 @@ typedef struct {
 
 static sw_table comms = {sw_table_none, 0, 0};
 
-#define LOCK()                                \
-    do {                                      \
-        if (sw_mt)                            \
-            pthread_mutex_lock(&sw_job.lock); \
-    } while (0)
-#define UNLOCK()                                \
-    do {                                        \
-        if (sw_mt)                              \
-            pthread_mutex_unlock(&sw_job.lock); \
-    } while (0)
-
 static sw_comm *slot_for(uintptr_t key)
 {
     return sw_slot(&comms, sizeof(sw_comm), sw_find(&comms, sizeof(sw_comm), sw_handle_hash, key));
@@ -94,10 +83,10 @@ int sw_world_rank(MPI_Comm comm, int rank)
 {
     if (comm == MPI_COMM_WORLD)
         return rank;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int w = !e || rank < 0 || rank >= e->size ? -1 : e->world ? e->world[rank] : rank;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return w;
 }
 
@@ -105,10 +94,10 @@ int sw_comm_rank(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
         return sw_job.rank;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int r = e ? e->rank : -1;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return r;
 }
 
@@ -116,10 +105,10 @@ int sw_comm_size(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
         return sw_job.size;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int n = e ? e->size : 0;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return n;
 }
 
@@ -127,7 +116,7 @@ int sw_comm_size(MPI_Comm comm)
  * topology, the out-degree of a graph.  Asked once per communicator. */
 int sw_outdegree(MPI_Comm comm)
 {
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     if (e && e->outdeg < 0) {
         int kind = MPI_UNDEFINED, n = 0, in = 0, weighted = 0;
@@ -141,7 +130,7 @@ int sw_outdegree(MPI_Comm comm)
         e->outdeg = n;
     }
     int d = e ? e->outdeg : 0;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return d;
 }
 
@@ -149,22 +138,22 @@ void sw_comm_created(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     lookup(comm, 1); /* a handle may be reused after MPI_Comm_free: rebuild */
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
 }
 
 void sw_comm_freed(MPI_Comm comm)
 {
     uintptr_t key = SW_KEY(comm);
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = slot_for(key);
     if (e->key == key) {
         free(e->world);
         sw_erase(&comms, sizeof *e, sw_handle_hash, (unsigned)(e - (sw_comm *)comms.slots));
         comms.used--;
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
 }
 
 int sw_comm_view_of(MPI_Comm comm, sw_comm_view *view)

@@ -31,14 +31,8 @@ SW_HOT sw_thread *sw_enter(void)
 
 SW_HOT void sw_leave(sw_thread *thread, int fn, uint64_t t0, uint64_t t1)
 {
-    sw_fnstat *s = &thread->stats[fn];
     uint64_t dt = t1 - t0;
-    s->calls++;
-    s->ticks += dt;
-    if (dt < s->tmin)
-        s->tmin = dt;
-    if (dt > s->tmax)
-        s->tmax = dt;
+    sw_stat_add(&thread->stats[fn], dt);
     if (SW_UNLIKELY(sw_mt))
         sw_mt_leave();
     else {

@@ -53,13 +53,7 @@ static void record_once(int fn, uint64_t ticks)
     sw_thread *thread = sw_self ? sw_self : sw_thread_attach();
     if (!thread || sw_thread_refused(thread))
         return;
-    sw_fnstat *s = &thread->stats[fn];
-    s->calls++;
-    s->ticks += ticks;
-    if (ticks < s->tmin)
-        s->tmin = ticks;
-    if (ticks > s->tmax)
-        s->tmax = ticks;
+    sw_stat_add(&thread->stats[fn], ticks);
 }
 
 /* Every rank derives the same default log name from rank 0's clock and pid. */

@@ -23,17 +23,6 @@ typedef struct {
 static sw_table requests = {sw_table_none, 0, 0};
 uint64_t sw_req_untracked;
 
-#define LOCK()                                   \
-    do {                                         \
-        if (sw_mt)                               \
-            pthread_mutex_lock(&sw_job.mt_lock); \
-    } while (0)
-#define UNLOCK()                                   \
-    do {                                           \
-        if (sw_mt)                                 \
-            pthread_mutex_unlock(&sw_job.mt_lock); \
-    } while (0)
-
 static sw_req *entry(unsigned i) { return sw_slot(&requests, sizeof(sw_req), i); }
 
 /* Where a new entry for key goes: beside the others of a shared handle, else
@@ -53,7 +42,7 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
     if (r == MPI_REQUEST_NULL)
         return;
     uintptr_t key = SW_KEY(r);
-    LOCK();
+    sw_mt_lock(&sw_job.mt_lock);
     if (!room())
         grow();
     if (room() && requests.used < sw_job.cfg.max_requests) {
@@ -66,7 +55,7 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
         sw_set_partial();
         sw_req_untracked++;
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.mt_lock);
 }
 
 /* MPI_Start/Startall: re-arm a persistent request.  Its traffic is credited
@@ -78,7 +67,7 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
     uintptr_t key = SW_KEY(r);
     uint64_t send_bytes = 0;
     int peer = -1, is_send = 0;
-    LOCK();
+    sw_mt_lock(&sw_job.mt_lock);
     sw_req *e = entry(sw_find(&requests, sizeof(sw_req), sw_handle_hash, key));
     if (e->key == key) {
         e->op.flags |= SW_REQ_ACTIVE;
@@ -87,7 +76,7 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
         send_bytes = e->op.bytes;
         peer = e->op.peer;
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.mt_lock);
     if (is_send) {
         sw_credit(thread, fn, send_bytes);
         if (peer >= 0)
@@ -107,7 +96,7 @@ void sw_req_claim(MPI_Request r, sw_pending *p)
     if (r == MPI_REQUEST_NULL)
         return;
     uintptr_t key = SW_KEY(r);
-    LOCK();
+    sw_mt_lock(&sw_job.mt_lock);
     unsigned i = sw_find(&requests, sizeof(sw_req), sw_handle_hash, key);
     sw_req *e = entry(i);
     if (e->key == key) {
@@ -115,7 +104,7 @@ void sw_req_claim(MPI_Request r, sw_pending *p)
         sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
         requests.used--;
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.mt_lock);
 }
 
 /* After the call: a completed operation is credited to the function that
@@ -139,7 +128,7 @@ void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p
     if (completed && !(flags & SW_REQ_PERSISTENT))
         return;
     uintptr_t key = SW_KEY(r);
-    LOCK();
+    sw_mt_lock(&sw_job.mt_lock);
     if (!room())
         grow();
     if (room()) {
@@ -150,5 +139,5 @@ void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p
     } else {
         sw_set_partial();
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.mt_lock);
 }

@@ -35,10 +35,11 @@ static struct {
 
 /* Communicator n (1..ncomms) of this rank's trace, kept after it is freed:
  * its members' world ranks, for the ids the ranks agree on at the end. */
-static struct {
+typedef struct {
     int size;
     int *world;
-} * comms;
+} sw_trace_comm;
+static sw_trace_comm *comms;
 static int ncomms, comms_cap;
 
 /* Local number of comm (0: MPI_COMM_WORLD), numbered at its first event;
@@ -54,7 +55,7 @@ static int comm_number(MPI_Comm comm, sw_comm_view *view)
         return *view->number;
     if (ncomms == comms_cap) {
         int n = comms_cap ? comms_cap * 2 : 16;
-        __typeof__(comms) grown = realloc(comms, sizeof *comms * (size_t)n);
+        sw_trace_comm *grown = realloc(comms, sizeof *comms * (size_t)n);
         if (!grown || n > (int)sw_job.cfg.max_comms)
             return -1;
         comms = grown;

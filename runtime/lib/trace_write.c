@@ -2,11 +2,9 @@
  * on communicator ids, each encodes and deflates its own columns, and rank 0
  * writes the header, the tables and every rank's block in rank order
  * (docs/trace-format.md). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "atomicfile.h"

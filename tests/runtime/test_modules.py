@@ -21,23 +21,23 @@ def test_the_runtime_modules_form_no_cycle():
     assert "no cycle" in res.stdout
 
 
+def plant(folder: Path, files: dict[str, str]) -> subprocess.CompletedProcess:
+    """The check run on a folder of the given files (name: text)."""
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return run(folder)
+
+
 def test_a_cycle_through_a_header_is_named(tmp_path):
-    (tmp_path / "base.h").write_text('#include "table.h"\n')
-    (tmp_path / "table.h").write_text("")
-    (tmp_path / "alpha.c").write_text('#include "alpha.h"\n#include "beta.h"\n')
-    (tmp_path / "alpha.h").write_text('#include "base.h"\n')
-    (tmp_path / "beta.h").write_text('#include "gamma.h"\n')
-    (tmp_path / "gamma.c").write_text('#include "alpha.h"\n#include "functions.h"\n')
-    res = run(tmp_path)
+    res = plant(tmp_path, {"base.h": '#include "table.h"\n', "table.h": "",
+                           "alpha.c": '#include "alpha.h"\n#include "beta.h"\n', "alpha.h": '#include "base.h"\n',
+                           "beta.h": '#include "gamma.h"\n', "gamma.c": '#include "alpha.h"\n#include "functions.h"\n'})
     assert res.returncode == 1
     assert "cycle alpha -> beta -> gamma -> alpha" in res.stderr
 
 
 def test_a_base_that_calls_a_module_is_refused(tmp_path):
-    (tmp_path / "base.c").write_text('#include "base.h"\n#include "sites.h"\n')
-    (tmp_path / "base.h").write_text('#include "table.h"\n')
-    (tmp_path / "table.h").write_text("")
-    (tmp_path / "sites.h").write_text('#include "base.h"\n')
-    res = run(tmp_path)
+    res = plant(tmp_path, {"base.c": '#include "base.h"\n#include "sites.h"\n', "base.h": '#include "table.h"\n',
+                           "table.h": "", "sites.h": '#include "base.h"\n'})
     assert res.returncode == 1
     assert "base depends on sites" in res.stderr
