@@ -37,9 +37,8 @@ static inline int sw_request_shared(uintptr_t key)
 typedef struct {
     int64_t id;     /* the trace's request id; -1: not in the trace */
     uint64_t event; /* an Irecv's event, filled in at completion */
-    MPI_Comm comm;  /* an Irecv's communicator, for its status' source */
 } sw_req_trace;
-#define SW_REQ_UNTRACED ((sw_req_trace){-1, 0, MPI_COMM_NULL})
+#define SW_REQ_UNTRACED ((sw_req_trace){-1, 0})
 
 /* Requests that could not be tracked (the table was full or memory refused). */
 extern uint64_t sw_req_untracked;

@@ -1,29 +1,9 @@
-/* The hash table's slow paths: erase and growth (see table.h). */
+/* The hash table's slow path: growth (see table.h). */
 #include <stdlib.h>
 
 #include "table.h"
 
 uint64_t sw_table_none[8];
-
-void sw_erase(sw_table *t, size_t elsize, sw_hash hash, unsigned i)
-{
-    char *b = t->slots;
-    unsigned j = i;
-    for (;;) {
-        j = (j + 1) & t->mask;
-        uintptr_t k = sw_key_at(b, elsize, j);
-        if (k == 0)
-            break;
-        unsigned h = hash(k) & t->mask;
-        /* The element at j may move to i only if its home is not in (i, j]. */
-        int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
-        if (!stays) {
-            memcpy(b + (size_t)i * elsize, b + (size_t)j * elsize, elsize);
-            i = j;
-        }
-    }
-    memset(b + (size_t)i * elsize, 0, elsize);
-}
 
 int sw_table_grow(sw_table *t, size_t elsize, sw_hash hash, unsigned first, unsigned cap)
 {

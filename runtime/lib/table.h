@@ -66,8 +66,27 @@ static inline unsigned sw_free_slot(const sw_table *t, size_t elsize, sw_hash ha
 }
 
 /* Empty slot i by backward-shift deletion, which keeps every probe chain
- * intact without tombstones; the caller keeps `used`. */
-void sw_erase(sw_table *t, size_t elsize, sw_hash hash, unsigned i);
+ * intact without tombstones; the caller keeps `used`.  Inline, as sw_find:
+ * a request is erased at every Wait/Test that completes it. */
+static inline __attribute__((always_inline)) void sw_erase(sw_table *t, size_t elsize, sw_hash hash, unsigned i)
+{
+    char *b = t->slots;
+    unsigned j = i;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        uintptr_t k = sw_key_at(b, elsize, j);
+        if (k == 0)
+            break;
+        unsigned h = hash(k) & t->mask;
+        /* The element at j may move to i only if its home is not in (i, j]. */
+        int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            memcpy(b + (size_t)i * elsize, b + (size_t)j * elsize, elsize);
+            i = j;
+        }
+    }
+    memset(b + (size_t)i * elsize, 0, elsize);
+}
 
 /* Doubles the table (an empty one gets `first` slots) and re-inserts every
  * element.  0, and the table unchanged, when memory is refused or when the

@@ -71,12 +71,12 @@ static int comm_number(MPI_Comm comm, sw_comm_view *view)
     return *view->number = ++ncomms;
 }
 
-/* comm's entry, not numbered: size 0 for MPI_COMM_WORLD, -1 when unknown. */
-static void view_of(MPI_Comm comm, sw_comm_view *view)
+/* The communicator of local number n as the trace kept it (0: MPI_COMM_WORLD),
+ * valid even after it was freed. */
+static sw_comm_view numbered_view(int n)
 {
-    *view = (sw_comm_view){0, NULL, NULL};
-    if (comm != MPI_COMM_WORLD && !sw_comm_view_of(comm, view))
-        view->size = -1;
+    return n > 0 && n <= ncomms ? (sw_comm_view){comms[n - 1].size, comms[n - 1].world, NULL}
+                                : (sw_comm_view){0, NULL, NULL};
 }
 
 /* The world rank of rank in the communicator seen as view; -1 for none. */
@@ -128,7 +128,7 @@ void sw_trace_send(int fn, uint64_t t0, uint64_t t1, int dest, int tag, MPI_Comm
     e->bytes = bytes;
     if (req) {
         e->req = trace.next_req++;
-        *req = (sw_req_trace){e->req, 0, comm};
+        *req = (sw_req_trace){e->req, 0};
     }
 }
 
@@ -155,7 +155,7 @@ void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Co
     e->peer = world_in(&view, source);
     e->tag = tag;
     e->req = trace.next_req++;
-    *req = (sw_req_trace){e->req, trace.events.count - 1, comm};
+    *req = (sw_req_trace){e->req, trace.events.count - 1};
 }
 
 void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, uint64_t sendbytes, MPI_Comm comm,
@@ -218,8 +218,8 @@ void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const sw_pending *claimed, 
         if (claimed[i].flags & SW_REQ_RECV) {
             sw_tev e;
             if (sw_spool_get(&trace.events, q->event, &e)) {
-                view_of(q->comm, &view);
-                received(&e, &view, &sts[sts_by_index ? i : k]);
+                sw_comm_view recv_view = numbered_view(e.comm);
+                received(&e, &recv_view, &sts[sts_by_index ? i : k]);
                 sw_spool_set(&trace.events, q->event, &e);
             }
         }
