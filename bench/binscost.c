@@ -34,7 +34,7 @@ static double run(int with_bins, volatile uint64_t *sink)
         t = end + 200 + ((x >> 9) & 1023);
     }
     double dt = now_ns() - t0;
-    *sink += acc + sw_B.mpi[0];
+    *sink += acc + sw_bins.mpi[0];
     return dt / N;
 }
 
@@ -48,6 +48,6 @@ int main(void)
         best_on = on < best_on ? on : best_on;
     }
     printf("loop_ns=%.2f with_bins_ns=%.2f bins_per_call_ns=%.2f merges=%u\n", best_off, best_on, best_on - best_off,
-           sw_B.shift - SW_BIN_SHIFT0);
+           sw_bins.shift - SW_BIN_SHIFT0);
     return 0;
 }

@@ -2,7 +2,8 @@
 
 Which calls a trace records, and how, follows from the function's name and
 its spec rule; the statements run after the real call, only while
-``sw_tracing`` is set, and call into runtime/lib/trace.c.  Kept apart from
+``sw_tracing`` is set, and call into runtime/lib/trace.c.  A request the
+trace records carries the trace's id in the request table (``sw_tr``).  Kept apart from
 genwrap.py: the profile's own recording does not depend on any of this.
 """
 
@@ -30,6 +31,13 @@ COLLECTIVE_BYTES = {
 }
 
 
+def request_trace(fn) -> str:
+    """What the request table keeps for the trace of ``fn``'s request:
+    ``&sw_tr``, filled in by the trace call, or NULL when the trace does
+    not record the operation."""
+    return "&sw_tr" if fn.name in SENDS + ("MPI_Irecv",) and "request" in {p.name for p in fn.params} else "NULL"
+
+
 def trace_lines(fn) -> list[str]:
     """The statements to put right after the real call of ``fn``'s wrapper
     (``rc``, ``sw_t0``, ``sw_t1`` and the profile's locals are in scope)."""
@@ -37,12 +45,12 @@ def trace_lines(fn) -> list[str]:
     names = {p.name for p in fn.params}
     head = f"SW_FN_{n}, sw_t0, sw_t1"
     ok = "rc == MPI_SUCCESS"
+    decl = ["sw_req_trace sw_tr = SW_REQ_UNTRACED;"] if request_trace(fn) != "NULL" else []
     if n in SENDS:
-        req = "request" if "request" in names else "NULL"
-        call = f"sw_trace_send({head}, dest, tag, comm, {r['bytes']}, {req})"
+        call = f"sw_trace_send({head}, dest, tag, comm, {r['bytes']}, {request_trace(fn)})"
     elif n in ("MPI_Recv", "MPI_Irecv"):
-        st, req = ("sw_status", "NULL") if n == "MPI_Recv" else ("NULL", "request")
-        call = f"sw_trace_recv({head}, source, tag, comm, {st}, {req})"
+        st = "sw_status" if n == "MPI_Recv" else "NULL"
+        call = f"sw_trace_recv({head}, source, tag, comm, {st}, {request_trace(fn)})"
     elif n in ("MPI_Sendrecv", "MPI_Sendrecv_replace"):
         call = f"sw_trace_sendrecv({head}, dest, sendtag, {r['bytes']}, comm, sw_status)"
     elif n in COLLECTIVE_BYTES:
@@ -52,26 +60,25 @@ def trace_lines(fn) -> list[str]:
         call = f"sw_trace_coll({head}, comm, {nbytes}, {root}, {op})"
     elif "complete" in r:
         call, ok = completion(fn, head, ok)
-    elif "comm_free" in r:
-        return ["if (SW_UNLIKELY(sw_tracing) && rc == MPI_SUCCESS) sw_trace_comm_freed(sw_c);"]
     else:
         return []
-    return [f"if (SW_UNLIKELY(sw_tracing) && {ok}) {call};"]
+    return decl + [f"if (SW_UNLIKELY(sw_tracing) && {ok}) {call};"]
 
 
 def completion(fn, head: str, ok: str) -> tuple[str, str]:
-    """A Wait/Test family call: which of the kept handles completed, with which status."""
+    """A Wait/Test family call: which of the claimed requests completed, with which status."""
     mode, _, args = fn.rule["complete"].partition(":")
     names = [a.strip() for a in args.split(",")]
     if "flag" in fn.rule:
         ok += f" && *{fn.rule['flag']}"
     if mode == "one":
-        return f"sw_trace_done({head}, &sw_rq, 1, NULL, 1, sw_status, 0)", ok
+        return f"sw_trace_done({head}, &sw_pd1, 1, NULL, 1, sw_status, 0)", ok
+    claimed = "sw_k.reqs ? sw_k.pending : NULL"
     if mode == "all":
-        return f"sw_trace_done({head}, sw_k.reqs, {names[0]}, NULL, {names[0]}, sw_k.statuses, 1)", ok
+        return f"sw_trace_done({head}, {claimed}, {names[0]}, NULL, {names[0]}, sw_k.statuses, 1)", ok
     if mode == "any":
-        return f"sw_trace_done({head}, sw_k.reqs, {names[0]}, {names[2]}, 1, sw_status, 0)", \
+        return f"sw_trace_done({head}, {claimed}, {names[0]}, {names[2]}, 1, sw_status, 0)", \
             ok + f" && *{names[2]} != MPI_UNDEFINED"
     count, _, outcount, indices, _ = names
-    return f"sw_trace_done({head}, sw_k.reqs, {count}, {indices}, *{outcount}, sw_k.statuses, 0)", \
+    return f"sw_trace_done({head}, {claimed}, {count}, {indices}, *{outcount}, sw_k.statuses, 0)", \
         ok + f" && *{outcount} != MPI_UNDEFINED"

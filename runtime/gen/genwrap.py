@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gentrace import trace_lines  # noqa: E402
+from gentrace import request_trace, trace_lines  # noqa: E402
 
 CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
@@ -143,15 +143,15 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
             # A send to MPI_PROC_NULL moves nothing: a 0-byte message, not in the matrix.
             dest, comm = split_names(n, "send_to", r["send_to"], ps, 2)
             post.append(f"uint64_t sw_nb = {dest} == MPI_PROC_NULL ? 0 : (uint64_t)({r['bytes']});")
-            post.append(f"sw_credit(T, {fid}, sw_nb);")
-            post.append(f"sw_p2p_send(T, {dest}, {comm}, sw_nb);")
+            post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
+            post.append(f"sw_p2p_send(sw_th, {dest}, {comm}, sw_nb);")
         else:
             post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
-            post.append(f"sw_credit(T, {fid}, sw_nb);")
+            post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
     if "recv_status" in r:
         (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
         pre.append(f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};")
-        post.append(f"if (rc == MPI_SUCCESS) sw_credit(T, {fid}, sw_status_bytes(sw_status));")
+        post.append(f"if (rc == MPI_SUCCESS) sw_credit(sw_th, {fid}, sw_status_bytes(sw_status));")
         call[st] = "sw_status"
     if "request" in r:
         (rq,) = split_names(n, "request", r["request"], ps, 1)
@@ -164,15 +164,16 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
             nb = f"({dest} == MPI_PROC_NULL ? 0 : sw_bytes({cnt}, {dt}))"
             peer = f"sw_world_rank({comm}, {dest})"
             flags.append("SW_REQ_SEND")
-        post.append(f"if (rc == MPI_SUCCESS) sw_req_track(*{rq}, {fid}, {nb}, {peer}, {' | '.join(flags)});")
+        post.append(f"if (rc == MPI_SUCCESS) sw_req_track(*{rq}, {fid}, {nb}, {peer}, {' | '.join(flags)}, "
+                    f"{request_trace(fn)});")
     if "start" in r:
         mode, _, names = r["start"].partition(":")
         if mode == "one":
             (rq,) = split_names(n, "start", names, ps, 1)
-            post.append(f"if (rc == MPI_SUCCESS) sw_req_start(T, {fid}, *{rq});")
+            post.append(f"if (rc == MPI_SUCCESS) sw_req_start(sw_th, {fid}, *{rq});")
         elif mode == "all":
             cnt, rqs = split_names(n, "start", names, ps, 2)
-            post.append(f"if (rc == MPI_SUCCESS) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_start(T, {fid}, {rqs}[sw_i]);")
+            post.append(f"if (rc == MPI_SUCCESS) for (int sw_i = 0; sw_i < {cnt}; sw_i++) sw_req_start(sw_th, {fid}, {rqs}[sw_i]);")
         else:
             raise SpecError(f"{n}.start: mode '{mode}' is not one or all")
     if "complete" in r:
@@ -185,7 +186,7 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
         # Claimed before the call, which frees the handle for reuse by other
         # threads; put back only if the call failed.
         pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);")
-        post.append(f"if (rc != MPI_SUCCESS) sw_req_settle(T, SW_FN_{n}, sw_rq, &sw_pd1, 0, NULL);")
+        post.append(f"if (rc != MPI_SUCCESS) sw_req_settle(sw_th, SW_FN_{n}, sw_rq, &sw_pd1, 0, NULL);")
     if "comm_new" in r:
         (c,) = split_names(n, "comm_new", r["comm_new"], ps, 1)
         post.append(f"if (rc == MPI_SUCCESS) sw_comm_created(*{c});")
@@ -211,13 +212,13 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
         rq, st = split_names(n, "complete", names, ps, 2)
         pre = [f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);",
                f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
-        post = [f"sw_req_settle(T, {fid}, sw_rq, &sw_pd1, {cond}, sw_status);"]
+        post = [f"sw_req_settle(sw_th, {fid}, sw_rq, &sw_pd1, {cond}, sw_status);"]
         call = {st: "sw_status"}
     elif mode == "all":
         cnt, rqs, sts = split_names(n, "complete", names, ps, 3)
         pre = [f"sw_kept sw_k; sw_keep(&sw_k, {cnt}, {rqs}, {sts});"]
         post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
-                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond}, &sw_k.statuses[sw_i]);",
+                f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond}, &sw_k.statuses[sw_i]);",
                 "sw_kept_release(&sw_k);"]
         call = {sts: "sw_k.statuses"}
     elif mode == "any":
@@ -225,7 +226,7 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
         pre = [f"sw_kept sw_k; sw_keep_requests(&sw_k, {cnt}, {rqs});",
                f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
         post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
-                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond} && *{idx} == sw_i, sw_status);",
+                f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond} && *{idx} == sw_i, sw_status);",
                 "sw_kept_release(&sw_k);"]
         call = {st: "sw_status"}
     elif mode == "some":
@@ -235,10 +236,10 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
         # then every other claimed entry goes back.
         post = [f"if (sw_k.reqs && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
                 f"int sw_j = {idx}[sw_i]; if (sw_j < 0 || sw_j >= {cnt}) continue; "
-                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_j], &sw_k.pending[sw_j], 1, &sw_k.statuses[sw_i]); "
+                f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_j], &sw_k.pending[sw_j], 1, &sw_k.statuses[sw_i]); "
                 f"sw_k.pending[sw_j].flags = 0; }}",
                 f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
-                f"sw_req_settle(T, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], 0, NULL);",
+                f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], 0, NULL);",
                 "sw_kept_release(&sw_k);"]
         call = {sts: "sw_k.statuses"}
     else:
@@ -259,15 +260,15 @@ def wrapper(fn: Function) -> str:
     else:
         pre, post, call = body(fn)
         recording_call = ", ".join(call.get(p.name, p.name) for p in fn.params)
-        lines += ["    sw_thread *T = sw_enter();",
-                  f"    if (!T) return sw_r_{n}({fn.call});"]
+        lines += ["    sw_thread *sw_th = sw_enter();",
+                  f"    if (!sw_th) return sw_r_{n}({fn.call});"]
         lines += [f"    {s}" for s in pre]
         lines += ["    uint64_t sw_t0 = sw_ticks();",
                   f"    int rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
         lines += [f"    {s}" for s in trace_lines(fn)]
         lines += [f"    {s}" for s in post]
-        lines += [f"    sw_leave(T, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
+        lines += [f"    sw_leave(sw_th, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
     lines.append("}")
     for sym in (n, "P" + n):
         lines.append(f"int {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
@@ -295,7 +296,8 @@ def lifecycle(fn: Function, life: str) -> list[str]:
             "if (level == SW_PCONTROL_NAMED_PHASE) {",
             "    va_list ap;", "    va_start(ap, level);",
             "    sw_name = va_arg(ap, const char *);", "    va_end(ap);", "}",
-            f"sw_pcontrol({fid}, level, sw_name);", f"return sw_r_{n}(level);"]
+            f"if (sw_pcontrol({fid}, level)) sw_phases_pcontrol(level, sw_name, sw_ticks());",
+            f"return sw_r_{n}(level);"]
 
 
 def header(fns: list[Function]) -> str:

@@ -14,9 +14,9 @@ typedef struct {
     unsigned shift; /* each bin is 2^shift ticks wide */
     unsigned n;     /* bins, even; 0 when bins are off */
     uint64_t *mpi;  /* n entries: MPI ticks inside each bin */
-} sw_bins;
+} sw_time_bins;
 
-extern sw_bins sw_B;
+extern sw_time_bins sw_bins;
 extern int sw_bins_on; /* SCALEWISE_BINS, on unless 0 */
 
 /* Bins start 2^20 ticks wide (0.3-0.5 ms at 2-3 GHz). */
@@ -28,9 +28,9 @@ void sw_bins_slow(uint64_t t0, uint64_t t1);
  * caller holds the MPI time union's lock under MPI_THREAD_MULTIPLE. */
 static inline __attribute__((always_inline)) void sw_bins_add(uint64_t t0, uint64_t t1)
 {
-    uint64_t j = (t1 - sw_B.base) >> sw_B.shift;
-    if (__builtin_expect(j < sw_B.n && j == (t0 - sw_B.base) >> sw_B.shift, 1))
-        sw_B.mpi[j] += t1 - t0;
+    uint64_t j = (t1 - sw_bins.base) >> sw_bins.shift;
+    if (__builtin_expect(j < sw_bins.n && j == (t0 - sw_bins.base) >> sw_bins.shift, 1))
+        sw_bins.mpi[j] += t1 - t0;
     else
         sw_bins_slow(t0, t1);
 }

@@ -4,14 +4,11 @@
  * receives; MPI_IN_PLACE counts the block the rank would have sent. */
 #include "collbytes.h"
 #include "comms.h"
-#include "hot.h"
+#include "credit.h"
 
 /* Root of a rooted collective: the root rank of an intracommunicator, or
  * MPI_ROOT in the root group of an intercommunicator. */
-static int is_root(int root, MPI_Comm comm)
-{
-    return root == MPI_ROOT || (root >= 0 && root == sw_comm_rank(comm));
-}
+static int is_root(int root, MPI_Comm comm) { return root == MPI_ROOT || (root >= 0 && root == sw_comm_rank(comm)); }
 
 uint64_t sw_sum_counts(sw_counts counts, MPI_Datatype dt, int n)
 {
@@ -34,14 +31,16 @@ uint64_t sw_inplace_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype
     return sbuf == MPI_IN_PLACE ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_gather_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_gather_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype,
+                         int root, MPI_Comm comm)
 {
     if (root == MPI_PROC_NULL || root == MPI_ROOT) /* intercommunicator root group: sends nothing */
         return 0;
     return sbuf == MPI_IN_PLACE && is_root(root, comm) ? sw_bytes(rcount, rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_gatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_gatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts,
+                           MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     if (root == MPI_PROC_NULL || root == MPI_ROOT)
         return 0;
@@ -50,7 +49,8 @@ uint64_t sw_gatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype styp
     return sw_bytes(scount, stype);
 }
 
-uint64_t sw_scatter_bytes(MPI_Count scount, MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_scatter_bytes(MPI_Count scount, MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                          int root, MPI_Comm comm)
 {
     (void)rbuf;
     if (root == MPI_PROC_NULL)
@@ -60,7 +60,8 @@ uint64_t sw_scatter_bytes(MPI_Count scount, MPI_Datatype stype, const void *rbuf
     return sw_bytes(rcount, rtype);
 }
 
-uint64_t sw_scatterv_counts(sw_counts scounts, MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+uint64_t sw_scatterv_counts(sw_counts scounts, MPI_Datatype stype, const void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     (void)rbuf;
     if (root == MPI_PROC_NULL)
@@ -70,23 +71,27 @@ uint64_t sw_scatterv_counts(sw_counts scounts, MPI_Datatype stype, const void *r
     return sw_bytes(rcount, rtype);
 }
 
-uint64_t sw_allgatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_allgatherv_counts(const void *sbuf, MPI_Count scount, MPI_Datatype stype, sw_counts rcounts,
+                              MPI_Datatype rtype, MPI_Comm comm)
 {
     return sbuf == MPI_IN_PLACE ? sw_bytes(sw_count_at(rcounts, sw_comm_rank(comm)), rtype) : sw_bytes(scount, stype);
 }
 
-uint64_t sw_alltoall_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_alltoall_bytes(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype,
+                           MPI_Comm comm)
 {
     return sw_inplace_bytes(sbuf, scount, stype, rcount, rtype) * (uint64_t)sw_comm_size(comm);
 }
 
-uint64_t sw_alltoallv_counts(const void *sbuf, sw_counts scounts, MPI_Datatype stype, sw_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
+uint64_t sw_alltoallv_counts(const void *sbuf, sw_counts scounts, MPI_Datatype stype, sw_counts rcounts,
+                             MPI_Datatype rtype, MPI_Comm comm)
 {
     int n = sw_comm_size(comm);
     return sbuf == MPI_IN_PLACE ? sw_sum_counts(rcounts, rtype, n) : sw_sum_counts(scounts, stype, n);
 }
 
-uint64_t sw_alltoallw_counts(const void *sbuf, sw_counts scounts, const MPI_Datatype stypes[], sw_counts rcounts, const MPI_Datatype rtypes[], MPI_Comm comm)
+uint64_t sw_alltoallw_counts(const void *sbuf, sw_counts scounts, const MPI_Datatype stypes[], sw_counts rcounts,
+                             const MPI_Datatype rtypes[], MPI_Comm comm)
 {
     int n = sw_comm_size(comm);
     return sbuf == MPI_IN_PLACE ? sw_sumw_counts(rcounts, rtypes, n) : sw_sumw_counts(scounts, stypes, n);

@@ -3,43 +3,24 @@
  * communicator is created (or first seen), so a send never translates ranks. */
 #include <stdlib.h>
 
+#include "base.h"
 #include "comms.h"
-#include "core.h"
-#include "job.h"
-#include "table.h"
 
 typedef struct {
     uintptr_t key; /* 0: empty slot */
     int rank, size, inter, outdeg;
     int *world; /* peer -> world rank; NULL when the mapping is the identity */
+    int number; /* the trace's number for it (sw_comm_view) */
 } sw_comm;
 
-static sw_comm *table;
-static unsigned mask, used;
+static sw_table comms = {sw_table_none, 0, 0};
 
-#define LOCK() do { if (sw_mt) pthread_mutex_lock(&sw_J.lock); } while (0)
-#define UNLOCK() do { if (sw_mt) pthread_mutex_unlock(&sw_J.lock); } while (0)
-
-static sw_comm *slot_for(uintptr_t key) { return &table[sw_probe(table, sizeof *table, mask, key)]; }
-
-static int grow(void)
+static sw_comm *slot_for(uintptr_t key)
 {
-    unsigned n = table ? (mask + 1) * 2 : 64;
-    if (table && (mask + 1) / 2 >= sw_J.cfg.max_comms) /* already holds the cap */
-        return 0;
-    sw_comm *old = table;
-    unsigned oldn = table ? mask + 1 : 0;
-    if (!(table = calloc(n, sizeof *table))) {
-        table = old;
-        return 0;
-    }
-    mask = n - 1;
-    for (unsigned i = 0; i < oldn; i++)
-        if (old[i].key)
-            *slot_for(old[i].key) = old[i];
-    free(old);
-    return 1;
+    return sw_slot(&comms, sizeof(sw_comm), sw_find(&comms, sizeof(sw_comm), sw_handle_hash, key));
 }
+
+static int grow(void) { return sw_table_grow(&comms, sizeof(sw_comm), sw_handle_hash, 64, sw_job.cfg.max_comms); }
 
 static void fill(sw_comm *e, MPI_Comm comm)
 {
@@ -60,7 +41,7 @@ static void fill(sw_comm *e, MPI_Comm comm)
         int identity = 1, *world = local + e->size;
         for (int i = 0; i < e->size; i++)
             local[i] = i;
-        sw_pmpi.Group_translate_ranks(g, e->size, local, sw_J.world_group, world);
+        sw_pmpi.Group_translate_ranks(g, e->size, local, sw_job.world_group, world);
         for (int i = 0; i < e->size; i++)
             identity &= world[i] == i;
         if (!identity && (e->world = malloc(sizeof(int) * (size_t)e->size)))
@@ -78,21 +59,22 @@ static void fill(sw_comm *e, MPI_Comm comm)
 static sw_comm *lookup(MPI_Comm comm, int refresh)
 {
     uintptr_t key = SW_KEY(comm);
-    if ((!table || (used + 1) * 2 > mask + 1) && !grow() && !table)
+    if ((comms.used + 1) * 2 > comms.mask + 1 && !grow() && sw_table_empty(&comms))
         return NULL;
     sw_comm *e = slot_for(key);
     if (e->key && !refresh)
         return e;
     if (!e->key) {
-        if ((used + 1) * 2 > mask + 1 || used >= sw_J.cfg.max_comms) {
+        if ((comms.used + 1) * 2 > comms.mask + 1 || comms.used >= sw_job.cfg.max_comms) {
             sw_set_partial();
             return NULL;
         }
-        used++;
+        comms.used++;
     } else {
         free(e->world);
     }
     e->key = key;
+    e->number = 0;
     fill(e, comm);
     return e;
 }
@@ -101,32 +83,32 @@ int sw_world_rank(MPI_Comm comm, int rank)
 {
     if (comm == MPI_COMM_WORLD)
         return rank;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int w = !e || rank < 0 || rank >= e->size ? -1 : e->world ? e->world[rank] : rank;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return w;
 }
 
 int sw_comm_rank(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
-        return sw_J.rank;
-    LOCK();
+        return sw_job.rank;
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int r = e ? e->rank : -1;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return r;
 }
 
 int sw_comm_size(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
-        return sw_J.size;
-    LOCK();
+        return sw_job.size;
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     int n = e ? e->size : 0;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return n;
 }
 
@@ -134,7 +116,7 @@ int sw_comm_size(MPI_Comm comm)
  * topology, the out-degree of a graph.  Asked once per communicator. */
 int sw_outdegree(MPI_Comm comm)
 {
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     sw_comm *e = lookup(comm, 0);
     if (e && e->outdeg < 0) {
         int kind = MPI_UNDEFINED, n = 0, in = 0, weighted = 0;
@@ -148,7 +130,7 @@ int sw_outdegree(MPI_Comm comm)
         e->outdeg = n;
     }
     int d = e ? e->outdeg : 0;
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
     return d;
 }
 
@@ -156,22 +138,29 @@ void sw_comm_created(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return;
-    LOCK();
+    sw_mt_lock(&sw_job.lock);
     lookup(comm, 1); /* a handle may be reused after MPI_Comm_free: rebuild */
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
 }
 
 void sw_comm_freed(MPI_Comm comm)
 {
     uintptr_t key = SW_KEY(comm);
-    LOCK();
-    if (table) {
-        sw_comm *e = slot_for(key);
-        if (e->key == key) {
-            free(e->world);
-            sw_erase(table, sizeof *table, mask, (unsigned)(e - table));
-            used--;
-        }
+    sw_mt_lock(&sw_job.lock);
+    sw_comm *e = slot_for(key);
+    if (e->key == key) {
+        free(e->world);
+        sw_erase(&comms, sizeof *e, sw_handle_hash, (unsigned)(e - (sw_comm *)comms.slots));
+        comms.used--;
     }
-    UNLOCK();
+    sw_mt_unlock(&sw_job.lock);
+}
+
+int sw_comm_view_of(MPI_Comm comm, sw_comm_view *view)
+{
+    sw_comm *e = lookup(comm, 0);
+    if (!e)
+        return 0;
+    *view = (sw_comm_view){e->size, e->world, &e->number};
+    return 1;
 }

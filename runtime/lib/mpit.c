@@ -2,9 +2,9 @@
  * MPI_Finalize, and the control variables (cvars) in force, read once on
  * rank 0, as the settings the run had (docs/mpit.md).
  *
- * Every MPI_T function is looked up with dlsym at MPI_Init and called
- * through PMPI_T_*: the application's own MPI_T calls are untouched and
- * ours are never counted as its MPI calls.  A missing symbol or a failing
+ * Every MPI_T function is called through PMPI_T_* (sw_pmpi, base.h): the
+ * application's own MPI_T calls are untouched and ours are never counted as
+ * its MPI calls.  A missing symbol or a failing
  * MPI_T_init_thread leaves the section empty with its status saying why;
  * nothing here changes how the application's MPI behaves. */
 #include <dlfcn.h>
@@ -16,7 +16,7 @@
 
 #include <mpi.h>
 #ifdef OPEN_MPI
-/* The types MPI_T variables come in (weak, as in state.h: the library also
+/* The types MPI_T variables come in (weak, as in base.h: the library also
  * loads into processes without MPI). */
 #pragma weak ompi_mpi_unsigned
 #pragma weak ompi_mpi_unsigned_long
@@ -26,20 +26,10 @@
 #pragma weak ompi_mpi_char
 #pragma weak ompi_mpi_long
 #endif
-#include "buf.h"
-#include "job.h"
-#include "mpit.h"
-
-int sw_mpit_on = 1;
+#include "base.h"
+#include "module.h"
 
 #define SW_MPIT_MAX_STRING 8192 /* the largest string cvar buffer read */
-
-#define SW_MPIT_LIST(X) \
-    X(init_thread) X(finalize) X(pvar_get_num) X(pvar_get_info) X(pvar_session_create) X(pvar_session_free) \
-    X(pvar_handle_alloc) X(pvar_handle_free) X(pvar_start) X(pvar_read) X(cvar_get_num) X(cvar_get_info) \
-    X(cvar_handle_alloc) X(cvar_handle_free) X(cvar_read) X(enum_get_info) X(enum_get_item)
-#define SW_MPIT_FIELD(name) __typeof__(&PMPI_T_##name) name;
-static struct { SW_MPIT_LIST(SW_MPIT_FIELD) } T;
 
 /* One pvar being read: its handle, and its values once read. */
 typedef struct {
@@ -58,25 +48,16 @@ static struct {
     sw_pvar *pvars;
     int npvars;
     MPI_Comm world; /* the application's MPI_COMM_WORLD, the one object pvars are bound to */
-} M = {.status = SW_MPIT_OFF};
-
-static int resolve(void)
-{
-#define SW_MPIT_RESOLVE(name) \
-    if (!(T.name = (__typeof__(T.name))dlsym(RTLD_NEXT, "PMPI_T_" #name))) \
-        return 0;
-    SW_MPIT_LIST(SW_MPIT_RESOLVE)
-#undef SW_MPIT_RESOLVE
-    return 1;
-}
+} mpit = {.status = SW_MPIT_OFF};
 
 /* The standard's order of classes, whatever numbers the library's mpi.h gives them. */
 static int class_code(int c)
 {
-    static const int classes[] = {MPI_T_PVAR_CLASS_STATE, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
-                                  MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK,
-                                  MPI_T_PVAR_CLASS_LOWWATERMARK, MPI_T_PVAR_CLASS_COUNTER,
-                                  MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER, MPI_T_PVAR_CLASS_GENERIC};
+    static const int classes[] = {MPI_T_PVAR_CLASS_STATE,         MPI_T_PVAR_CLASS_LEVEL,
+                                  MPI_T_PVAR_CLASS_SIZE,          MPI_T_PVAR_CLASS_PERCENTAGE,
+                                  MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,
+                                  MPI_T_PVAR_CLASS_COUNTER,       MPI_T_PVAR_CLASS_AGGREGATE,
+                                  MPI_T_PVAR_CLASS_TIMER,         MPI_T_PVAR_CLASS_GENERIC};
     for (int i = 0; i < (int)(sizeof classes / sizeof *classes); i++)
         if (classes[i] == c)
             return i;
@@ -147,8 +128,8 @@ static int component_unloaded(const char *name)
 
 static int seen(const char *name)
 {
-    for (int i = 0; i < M.npvars; i++)
-        if (strcmp(M.pvars[i].name, name) == 0)
+    for (int i = 0; i < mpit.npvars; i++)
+        if (strcmp(mpit.pvars[i].name, name) == 0)
             return 1;
     return 0;
 }
@@ -158,72 +139,79 @@ static int seen(const char *name)
 static void open_pvars(void)
 {
     int n = 0;
-    if (T.pvar_get_num(&n) != MPI_SUCCESS || n <= 0 || T.pvar_session_create(&M.session) != MPI_SUCCESS)
+    if (sw_pmpi.T_pvar_get_num(&n) != MPI_SUCCESS || n <= 0 ||
+        sw_pmpi.T_pvar_session_create(&mpit.session) != MPI_SUCCESS)
         return;
     dl_iterate_phdr(find_component_dir, NULL);
     /* One slot past the cap: each candidate is described in the next free
      * slot, which is the spare one once the cap is reached. */
-    M.pvars = calloc((size_t)sw_J.cfg.max_pvars + 1, sizeof *M.pvars);
-    for (int i = 0; M.pvars && i < n; i++) {
-        sw_pvar *p = &M.pvars[M.npvars];
+    mpit.pvars = calloc((size_t)sw_job.cfg.max_pvars + 1, sizeof *mpit.pvars);
+    for (int i = 0; mpit.pvars && i < n; i++) {
+        sw_pvar *p = &mpit.pvars[mpit.npvars];
         int nl = sizeof p->name, dl = sizeof p->desc, verbosity, ro, cont, atomic;
         MPI_T_enum e;
-        if (T.pvar_get_info(i, p->name, &nl, &verbosity, &p->mpi_class, &p->type, &e, p->desc, &dl, &p->bind, &ro,
-                            &cont, &atomic) != MPI_SUCCESS)
+        if (sw_pmpi.T_pvar_get_info(i, p->name, &nl, &verbosity, &p->mpi_class, &p->type, &e, p->desc, &dl, &p->bind,
+                                    &ro, &cont, &atomic) != MPI_SUCCESS)
             continue;
         int code = class_code(p->mpi_class), kind = value_kind(p->type);
         int bound = p->bind == MPI_T_BIND_MPI_COMM;
         if (!wanted_class(code) || kind < 0 || (p->bind != MPI_T_BIND_NO_OBJECT && !bound) || seen(p->name) ||
             known_unsafe(p->name) || component_unloaded(p->name))
             continue;
-        if (M.npvars == (int)sw_J.cfg.max_pvars) {
-            M.flags |= SW_MPIT_PVARS_CAPPED;
+        if (mpit.npvars == (int)sw_job.cfg.max_pvars) {
+            mpit.flags |= SW_MPIT_PVARS_CAPPED;
             break;
         }
-        void *object = bound ? (void *)&M.world : NULL;
-        if (T.pvar_handle_alloc(M.session, i, object, &p->handle, &p->count) != MPI_SUCCESS)
+        void *object = bound ? (void *)&mpit.world : NULL;
+        if (sw_pmpi.T_pvar_handle_alloc(mpit.session, i, object, &p->handle, &p->count) != MPI_SUCCESS)
             continue;
         if (p->count <= 0 || p->count > SW_MPIT_MAX_VALUES) {
-            T.pvar_handle_free(M.session, &p->handle);
-            M.flags |= SW_MPIT_PVARS_CAPPED;
+            sw_pmpi.T_pvar_handle_free(mpit.session, &p->handle);
+            mpit.flags |= SW_MPIT_PVARS_CAPPED;
             continue;
         }
         p->cls = (uint8_t)code;
         p->kind = (uint8_t)kind;
         p->bind = bound ? SW_MPIT_BIND_WORLD : SW_MPIT_BIND_NONE;
         if (!cont)
-            T.pvar_start(M.session, p->handle);
-        M.npvars++;
+            sw_pmpi.T_pvar_start(mpit.session, p->handle);
+        mpit.npvars++;
     }
 }
 
-void sw_mpit_start(void)
+/* After PMPI_Init: MPI_T_init_thread, handles for the pvars we read, started. */
+static void start_mpit(void)
 {
-    const char *v = getenv("SCALEWISE_MPIT");
-    sw_mpit_on = !(v && strcmp(v, "0") == 0);
-    if (!sw_mpit_on)
+    if (!sw_job.cfg.mpit)
         return;
     int provided;
-    M.status = SW_MPIT_UNAVAILABLE;
-    M.world = MPI_COMM_WORLD;
-    M.session = MPI_T_PVAR_SESSION_NULL;
-    if (!resolve() || T.init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    mpit.status = SW_MPIT_UNAVAILABLE;
+    mpit.world = MPI_COMM_WORLD;
+    mpit.session = MPI_T_PVAR_SESSION_NULL;
+    if (!sw_pmpi.has_mpit || sw_pmpi.T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return;
-    M.status = SW_MPIT_READ;
+    mpit.status = SW_MPIT_READ;
     open_pvars();
 }
 
-/* Read every open pvar now (at MPI_Finalize; a phase boundary could call
- * this too, see mpit.h). */
-void sw_mpit_read(void)
+/* Read every open pvar now: at MPI_Finalize entry, before the log's own
+ * traffic.  A phase boundary could call this too and keep each reading
+ * (not done: the values are read once). */
+static void read_pvars(void)
 {
-    for (int i = 0; M.status == SW_MPIT_READ && i < M.npvars; i++) {
-        sw_pvar *p = &M.pvars[i];
-        union { unsigned u[SW_MPIT_MAX_VALUES]; unsigned long ul[SW_MPIT_MAX_VALUES]; unsigned long long ull[SW_MPIT_MAX_VALUES];
-                MPI_Count c[SW_MPIT_MAX_VALUES]; int d[SW_MPIT_MAX_VALUES]; double f[SW_MPIT_MAX_VALUES]; } buf;
+    for (int i = 0; mpit.status == SW_MPIT_READ && i < mpit.npvars; i++) {
+        sw_pvar *p = &mpit.pvars[i];
+        union {
+            unsigned u[SW_MPIT_MAX_VALUES];
+            unsigned long ul[SW_MPIT_MAX_VALUES];
+            unsigned long long ull[SW_MPIT_MAX_VALUES];
+            MPI_Count c[SW_MPIT_MAX_VALUES];
+            int d[SW_MPIT_MAX_VALUES];
+            double f[SW_MPIT_MAX_VALUES];
+        } buf;
         if (!p->values)
             p->values = calloc((size_t)p->count, sizeof(uint64_t));
-        if (!p->values || T.pvar_read(M.session, p->handle, &buf) != MPI_SUCCESS)
+        if (!p->values || sw_pmpi.T_pvar_read(mpit.session, p->handle, &buf) != MPI_SUCCESS)
             continue;
         for (int k = 0; k < p->count; k++) {
             if (p->kind == SW_MPIT_F64)
@@ -255,12 +243,12 @@ static void enum_name(MPI_T_enum e, int value, char *out, size_t cap)
 {
     int n = 0, len;
     char name[SW_MPIT_MAX_NAME + 1];
-    if (e == MPI_T_ENUM_NULL || T.enum_get_info(e, &n, name, &(int){sizeof name}) != MPI_SUCCESS)
+    if (e == MPI_T_ENUM_NULL || sw_pmpi.T_enum_get_info(e, &n, name, &(int){sizeof name}) != MPI_SUCCESS)
         return;
     for (int k = 0; k < n; k++) {
         int v;
         len = sizeof name;
-        if (T.enum_get_item(e, k, &v, name, &len) == MPI_SUCCESS && v == value) {
+        if (sw_pmpi.T_enum_get_item(e, k, &v, name, &len) == MPI_SUCCESS && v == value) {
             snprintf(out, cap, "%s", name);
             return;
         }
@@ -275,25 +263,33 @@ static int cvar_text(int i, char *name, char *value, size_t cap)
     MPI_Datatype t;
     MPI_T_enum e;
     MPI_T_cvar_handle h;
-    if (T.cvar_get_info(i, name, &nl, &verbosity, &t, &e, desc, &dl, &bind, &scope) != MPI_SUCCESS ||
+    if (sw_pmpi.T_cvar_get_info(i, name, &nl, &verbosity, &t, &e, desc, &dl, &bind, &scope) != MPI_SUCCESS ||
         bind != MPI_T_BIND_NO_OBJECT || (value_kind(t) < 0 && t != MPI_CHAR && t != MPI_LONG && t != MPI_LONG_LONG))
         return 0;
-    if (T.cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
+    if (sw_pmpi.T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
         return 0;
     int ok = 0;
-    union { int d; unsigned u; long l; unsigned long ul; long long ll; unsigned long long ull; MPI_Count c; double f;
-            char s[SW_MPIT_MAX_STRING + 1]; } v;
+    union {
+        int d;
+        unsigned u;
+        long l;
+        unsigned long ul;
+        long long ll;
+        unsigned long long ull;
+        MPI_Count c;
+        double f;
+        char s[SW_MPIT_MAX_STRING + 1];
+    } v;
     memset(&v, 0, sizeof v);
     /* Strings come in buffers of the library's size (Open MPI: 2048), cut to SW_MPIT_MAX_VALUE when written. */
-    if ((t == MPI_CHAR ? count <= SW_MPIT_MAX_STRING : count == 1) && T.cvar_read(h, &v) == MPI_SUCCESS) {
+    if ((t == MPI_CHAR ? count <= SW_MPIT_MAX_STRING : count == 1) && sw_pmpi.T_cvar_read(h, &v) == MPI_SUCCESS) {
         ok = 1;
         if (t == MPI_CHAR)
             snprintf(value, cap, "%.*s", SW_MPIT_MAX_VALUE, v.s);
         else if (t == MPI_INT) {
             snprintf(value, cap, "%d", v.d);
             enum_name(e, v.d, value, cap);
-        }
-        else if (t == MPI_UNSIGNED)
+        } else if (t == MPI_UNSIGNED)
             snprintf(value, cap, "%u", v.u);
         else if (t == MPI_LONG)
             snprintf(value, cap, "%ld", v.l);
@@ -308,52 +304,53 @@ static int cvar_text(int i, char *name, char *value, size_t cap)
         else
             snprintf(value, cap, "%llu", v.ull);
     }
-    T.cvar_handle_free(&h);
+    sw_pmpi.T_cvar_handle_free(&h);
     return ok;
 }
 
 /* Rank 0's part: status, flags, the cvars in force, the pvar descriptions. */
-void sw_mpit_pack_head(sw_buf *b)
+static void pack_head(sw_buf *b)
 {
     sw_buf cvars = {0};
     uint32_t ncvars = 0;
     int n = 0;
-    if (M.status == SW_MPIT_READ && T.cvar_get_num(&n) == MPI_SUCCESS)
+    if (mpit.status == SW_MPIT_READ && sw_pmpi.T_cvar_get_num(&n) == MPI_SUCCESS)
         for (int i = 0; i < n; i++) {
             char name[SW_MPIT_MAX_NAME + 1], value[SW_MPIT_MAX_VALUE + 1];
             if (!cvar_text(i, name, value, sizeof value))
                 continue;
-            if (ncvars == sw_J.cfg.max_cvars) {
-                M.flags |= SW_MPIT_CVARS_CAPPED;
+            if (ncvars == sw_job.cfg.max_cvars) {
+                mpit.flags |= SW_MPIT_CVARS_CAPPED;
                 break;
             }
             put_text(&cvars, name, SW_MPIT_MAX_NAME);
             put_text(&cvars, value, SW_MPIT_MAX_VALUE);
             ncvars++;
         }
-    put32(b, (uint32_t)M.status);
-    put32(b, (uint32_t)M.flags);
+    put32(b, (uint32_t)mpit.status);
+    put32(b, (uint32_t)mpit.flags);
     put32(b, ncvars);
     put(b, cvars.p, cvars.n);
     free(cvars.p);
-    put32(b, (uint32_t)M.npvars);
-    for (int i = 0; i < M.npvars; i++) {
-        put_text(b, M.pvars[i].name, SW_MPIT_MAX_NAME);
-        put_text(b, M.pvars[i].desc, SW_MPIT_MAX_DESC);
+    put32(b, (uint32_t)mpit.npvars);
+    for (int i = 0; i < mpit.npvars; i++) {
+        put_text(b, mpit.pvars[i].name, SW_MPIT_MAX_NAME);
+        put_text(b, mpit.pvars[i].desc, SW_MPIT_MAX_DESC);
     }
 }
 
-/* This rank's record: the values read by sw_mpit_read. */
-void sw_mpit_pack_rank(sw_buf *b)
+/* This rank's record: the values read by read_pvars. */
+static void pack_rank(sw_buf *b, unsigned log_flags)
 {
+    (void)log_flags;
     uint32_t n = 0;
-    for (int i = 0; i < M.npvars; i++)
-        n += M.pvars[i].values != NULL;
-    put32(b, (uint32_t)sw_J.rank);
-    put32(b, (uint32_t)M.flags & SW_MPIT_PVARS_CAPPED);
+    for (int i = 0; i < mpit.npvars; i++)
+        n += mpit.pvars[i].values != NULL;
+    put32(b, (uint32_t)sw_job.rank);
+    put32(b, (uint32_t)mpit.flags & SW_MPIT_PVARS_CAPPED);
     put32(b, n);
-    for (int i = 0; i < M.npvars; i++) {
-        sw_pvar *p = &M.pvars[i];
+    for (int i = 0; i < mpit.npvars; i++) {
+        sw_pvar *p = &mpit.pvars[i];
         if (!p->values)
             continue;
         put_text(b, p->name, SW_MPIT_MAX_NAME);
@@ -367,19 +364,30 @@ void sw_mpit_pack_rank(sw_buf *b)
     }
 }
 
-void sw_mpit_finish(void)
+/* Handles, session and MPI_T released (before PMPI_Finalize). */
+static void finish_mpit(void)
 {
-    if (M.status != SW_MPIT_READ)
+    if (mpit.status != SW_MPIT_READ)
         return;
-    for (int i = 0; i < M.npvars; i++) {
-        T.pvar_handle_free(M.session, &M.pvars[i].handle);
-        free(M.pvars[i].values);
+    for (int i = 0; i < mpit.npvars; i++) {
+        sw_pmpi.T_pvar_handle_free(mpit.session, &mpit.pvars[i].handle);
+        free(mpit.pvars[i].values);
     }
-    free(M.pvars);
-    M.pvars = NULL;
-    M.npvars = 0;
-    if (M.session != MPI_T_PVAR_SESSION_NULL)
-        T.pvar_session_free(&M.session);
-    T.finalize();
-    M.status = SW_MPIT_OFF;
+    free(mpit.pvars);
+    mpit.pvars = NULL;
+    mpit.npvars = 0;
+    if (mpit.session != MPI_T_PVAR_SESSION_NULL)
+        sw_pmpi.T_pvar_session_free(&mpit.session);
+    sw_pmpi.T_finalize();
+    mpit.status = SW_MPIT_OFF;
 }
+
+SW_MODULE(mpit_module) = {
+    .name = "mpit",
+    .init = start_mpit,
+    .stop = read_pvars,
+    .section = SW_SEC_MPIT,
+    .pack_rank = pack_rank,
+    .pack_head = pack_head,
+    .finish = finish_mpit,
+};

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "base.h"
+#include "module.h"
 #include "phases.h"
 
-static sw_phase *phases;    /* max_phases + 2 slots */
+static sw_phase *phases; /* max_phases + 2 slots */
 static unsigned nphases, current, capacity;
 static int capped;
 static sw_phase_fn *mark;   /* running totals at the current phase's start */
@@ -20,14 +21,14 @@ static uint64_t mark_tick, mark_mpi;
  * threads, and the MPI time (as the rank record counts it). */
 static uint64_t running_totals(sw_phase_fn *out)
 {
-    uint64_t mpi = sw_J.mt_ticks;
+    uint64_t mpi = sw_job.mt_ticks;
     memset(out, 0, SW_NFN * sizeof *out);
-    for (sw_thread *T = sw_J.threads; T; T = T->next) {
-        mpi += T->mpi_ticks;
+    for (sw_thread *t = sw_job.threads; t; t = t->next) {
+        mpi += t->mpi_ticks;
         for (int f = 0; f < SW_NFN; f++) {
-            out[f].calls += T->stats[f].calls;
-            out[f].ticks += T->stats[f].ticks;
-            out[f].bytes += T->stats[f].bytes;
+            out[f].calls += t->stats[f].calls;
+            out[f].ticks += t->stats[f].ticks;
+            out[f].bytes += t->stats[f].bytes;
         }
     }
     return mpi;
@@ -63,9 +64,11 @@ static int add_phase(uint8_t kind, const char *name)
     return (int)nphases++;
 }
 
-void sw_phases_start(uint64_t now)
+/* At the return of MPI_Init, after MPI_Init itself was recorded. */
+static void start_phases(void)
 {
-    capacity = sw_J.cfg.max_phases + 2;
+    uint64_t now = sw_job.tsc0;
+    capacity = sw_job.cfg.max_phases + 2;
     phases = calloc(capacity, sizeof *phases);
     mark = calloc(SW_NFN, sizeof *mark);
     now_fn = calloc(SW_NFN, sizeof *now_fn);
@@ -86,8 +89,11 @@ static void clean_name(char *out, const char *in)
     size_t o = 0;
     const unsigned char *s = (const unsigned char *)in;
     while (*s && o < SW_MAX_PHASE_NAME) {
-        unsigned c = *s, len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                                                : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        unsigned c = *s, len = c < 0x80                 ? 1
+                               : c >= 0xC2 && c <= 0xDF ? 2
+                               : c >= 0xE0 && c <= 0xEF ? 3
+                               : c >= 0xF0 && c <= 0xF4 ? 4
+                                                        : 0;
         unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
         int ok = len == 1 ? c >= 0x20 && c != 0x7F : len > 1 && s[1] >= lo && s[1] <= hi;
         for (unsigned k = 2; ok && k < len; k++)
@@ -144,10 +150,11 @@ void sw_phases_pcontrol(int level, const char *name, uint64_t now)
     current = (unsigned)next;
 }
 
-void sw_phases_stop(uint64_t now)
+/* At the entry of MPI_Finalize or MPI_Abort: close the phase in progress. */
+static void stop_phases(void)
 {
     if (phases)
-        close_current(now);
+        close_current(sw_job.tsc1);
 }
 
 const sw_phase *sw_phases(unsigned *n, int *capped_out)
@@ -156,3 +163,9 @@ const sw_phase *sw_phases(unsigned *n, int *capped_out)
     *capped_out = capped;
     return phases;
 }
+
+SW_MODULE(phases_module) = {
+    .name = "phases",
+    .start = start_phases,
+    .stop = stop_phases,
+};

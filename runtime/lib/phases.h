@@ -1,7 +1,9 @@
 /* Phases marked with MPI_Pcontrol (docs/runtime.md, "Phases"): per phase,
  * its wall time, MPI time and each function's calls, time and bytes.  Nothing
  * on the per-call path: a phase switch takes the difference of the rank's
- * running totals since the last switch, so the cost is per switch only. */
+ * running totals since the last switch, so the cost is per switch only.
+ * The phases start and stop with the window (their module, phases.c); the
+ * log's timeline section holds them (timeline.c). */
 #ifndef SW_PHASES_H
 #define SW_PHASES_H
 
@@ -10,7 +12,7 @@
 #include "scalewise/format.h"
 
 /* MPI_Pcontrol levels beyond the standard's 0 (off) and 1 (on). */
-#define SW_PCONTROL_END_PHASE (-1)   /* back to "outside phases" */
+#define SW_PCONTROL_END_PHASE   (-1) /* back to "outside phases" */
 #define SW_PCONTROL_NAMED_PHASE (-2) /* a const char * name follows (C, C++) */
 /* Levels >= 2 start the phase of that number (any language, Fortran too). */
 
@@ -28,12 +30,8 @@ typedef struct {
     sw_phase_fn *fn; /* SW_NFN entries */
 } sw_phase;
 
-/* At the return of MPI_Init, after MPI_Init itself was recorded. */
-void sw_phases_start(uint64_t now);
 /* MPI_Pcontrol(level, name): switch phase if the level says so. */
 void sw_phases_pcontrol(int level, const char *name, uint64_t now);
-/* At the entry of MPI_Finalize or MPI_Abort: close the phase in progress. */
-void sw_phases_stop(uint64_t now);
 /* The phases so far (the first is "outside phases"); *capped: phases past
  * SCALEWISE_MAX_PHASES went to "other phases". */
 const sw_phase *sw_phases(unsigned *n, int *capped);

@@ -1,12 +1,14 @@
 /* requests.c: what each outstanding non-blocking operation will be worth
- * when a Wait or Test completes it; and the bookkeeping the Wait/Test
- * wrappers do around the real call (sw_keep). */
+ * when a Wait or Test completes it, and what the trace knows of it; and the
+ * bookkeeping the Wait/Test wrappers do around the real call (sw_keep).
+ * One table serves the profile and the trace: a Wait looks each request up
+ * once. */
 #ifndef SW_REQUESTS_H
 #define SW_REQUESTS_H
 
 #include <stdlib.h>
 
-#include "state.h"
+#include "base.h"
 
 #ifdef OPEN_MPI
 /* Open MPI's request for operations complete at once; only its address is used. */
@@ -26,19 +28,32 @@ static inline int sw_request_shared(uintptr_t key)
 #endif
 }
 
-#define SW_REQ_RECV 0x1u       /* bytes are known only from the completion status */
+#define SW_REQ_RECV       0x1u /* bytes are known only from the completion status */
 #define SW_REQ_PERSISTENT 0x2u /* survives completion; MPI_Start re-arms it */
-#define SW_REQ_SEND 0x4u       /* persistent send: each start is a message to peer */
-#define SW_REQ_ACTIVE 0x8u
-void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flags);
-void sw_req_start(sw_thread *T, int fn, MPI_Request r);
+#define SW_REQ_SEND       0x4u /* persistent send: each start is a message to peer */
+#define SW_REQ_ACTIVE     0x8u
+
+/* What the trace (trace.c) keeps of the operation a request stands for. */
+typedef struct {
+    int64_t id;     /* the trace's request id; -1: not in the trace */
+    uint64_t event; /* an Irecv's event, filled in at completion */
+} sw_req_trace;
+#define SW_REQ_UNTRACED ((sw_req_trace){-1, 0})
+
+/* Requests that could not be tracked (the table was full or memory refused). */
+extern uint64_t sw_req_untracked;
+
+/* trace: NULL when the trace does not record the operation. */
+void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flags, const sw_req_trace *trace);
+void sw_req_start(sw_thread *thread, int fn, MPI_Request r);
 typedef struct {
     uint64_t bytes;
     int32_t peer;
     uint16_t fn, flags; /* flags 0: not a tracked operation */
-} sw_pending;           /* a request's entry while its Wait/Test call runs */
+    sw_req_trace trace;
+} sw_pending; /* a request's entry while its Wait/Test call runs */
 void sw_req_claim(MPI_Request r, sw_pending *p);
-void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
+void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
 
 /* Wait/Test families complete several requests at once.  The call overwrites
  * completed handles with MPI_REQUEST_NULL, so the wrapper keeps a copy of the
@@ -51,10 +66,10 @@ void sw_req_settle(sw_thread *T, int fn, MPI_Request r, const sw_pending *p, int
  * claimed and nothing is credited. */
 #define SW_STACK_REQS 32
 typedef struct {
-    MPI_Request *reqs;   /* copy of the caller's handles; NULL when nothing was claimed */
-    sw_pending *pending; /* their claimed entries, same order */
-    MPI_Status *statuses;/* what the real call writes to: the caller's array, or ours */
-    void *heap;          /* reqs and pending beyond SW_STACK_REQS, one block */
+    MPI_Request *reqs;    /* copy of the caller's handles; NULL when nothing was claimed */
+    sw_pending *pending;  /* their claimed entries, same order */
+    MPI_Status *statuses; /* what the real call writes to: the caller's array, or ours */
+    void *heap;           /* reqs and pending beyond SW_STACK_REQS, one block */
     MPI_Status *heap_statuses;
     MPI_Request stack_reqs[SW_STACK_REQS];
     sw_pending stack_pending[SW_STACK_REQS];

@@ -2,7 +2,6 @@
  * per node, threads, CPU time against wall, context switches, load average
  * and the node's CPU counters (/proc/stat).  Layout of the values in
  * docs/log-format.md, "rank setup". */
-#include <dlfcn.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <mpi.h>
-#ifdef OPEN_MPI
-/* Weak, as in state.h: the library also loads into processes without MPI. */
-#pragma weak ompi_mpi_op_bor
-#pragma weak ompi_mpi_info_null
-#endif
-#include "job.h"
-#include "setup.h"
+#include "base.h"
+#include "buf.h"
+#include "module.h"
 
 typedef struct {
     int64_t mono;
@@ -43,7 +37,9 @@ static int read_proc_stat(uint64_t *busy, uint64_t *total, uint64_t *steal)
 {
     FILE *f = fopen("/proc/stat", "r");
     unsigned long long v[8] = {0};
-    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", v, v + 1, v + 2, v + 3, v + 4, v + 5, v + 6, v + 7) : 0;
+    int n =
+        f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", v, v + 1, v + 2, v + 3, v + 4, v + 5, v + 6, v + 7)
+          : 0;
     if (f)
         fclose(f);
     if (n < 7)
@@ -63,7 +59,7 @@ static void snap(sw_snapshot *s)
     s->stat_ok = read_proc_stat(&s->busy, &s->total, &s->steal);
 }
 
-void sw_setup_start(void) { snap(&sw_start); }
+static void setup_start(void) { snap(&sw_start); }
 
 static uint64_t tv_ns(struct timeval a, struct timeval b)
 {
@@ -85,15 +81,12 @@ static uint64_t omp_threads(void)
 }
 
 /* Ranks sharing this node and the union of their affinity masks: the cores
- * the job has there.  MPI_Comm_split_type is taken from the library directly
- * (the profiler's own call, never counted). */
+ * the job has there (the profiler's own calls, never counted). */
 static int node_share(const cpu_set_t *mine, uint64_t *ranks, uint64_t *cpus)
 {
-    typedef int (*split_fn)(MPI_Comm, int, int, MPI_Info, MPI_Comm *);
-    split_fn split = (split_fn)dlsym(RTLD_NEXT, "PMPI_Comm_split_type");
     MPI_Comm node;
     int size;
-    if (!split || split(sw_J.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    if (sw_pmpi.Comm_split_type(sw_job.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return 0;
     cpu_set_t all;
     CPU_ZERO(&all);
@@ -105,7 +98,7 @@ static int node_share(const cpu_set_t *mine, uint64_t *ranks, uint64_t *cpus)
     return 1;
 }
 
-void sw_setup_values(int alone, uint32_t *flags, uint64_t out[SW_SETUP_VALUES])
+static void setup_values(int alone, uint32_t *flags, uint64_t out[SW_SETUP_VALUES])
 {
     sw_snapshot end;
     snap(&end);
@@ -136,3 +129,24 @@ void sw_setup_values(int alone, uint32_t *flags, uint64_t out[SW_SETUP_VALUES])
         out[14] = (uint64_t)((double)(end.steal - sw_start.steal) * tick);
     }
 }
+
+/* This rank's entry of the rank setup section: rank, flags, the values.
+ * Collective over the job's communicator unless the rank aborts. */
+static void pack_setup(sw_buf *b, unsigned log_flags)
+{
+    uint32_t flags;
+    uint64_t values[SW_SETUP_VALUES];
+    setup_values((log_flags & SW_LOG_ABORTED) != 0, &flags, values);
+    put32(b, (uint32_t)sw_job.rank);
+    put32(b, flags);
+    for (int k = 0; k < SW_SETUP_VALUES; k++)
+        put64(b, values[k]);
+}
+
+SW_MODULE(setup_module) = {
+    .name = "setup",
+    .start = setup_start,
+    .section = SW_SEC_RANK_SETUP,
+    .raw = 1,
+    .pack_rank = pack_setup,
+};

@@ -1,31 +1,26 @@
-/* Call sites, the slow path: first call from an address, collisions, growth,
- * and the merge over threads at finalize.  The per-call path is sites.h. */
+/* Call sites, the slow path: first call from an address, collisions, growth;
+ * and the log section: the merge over threads and each address as (object,
+ * offset).  The per-call path is sites.h. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "job.h"
+#include "module.h"
 #include "sites.h"
 
 int sw_sites_on = 1;
-
-/* Every table starts as this one empty slot: the hot path never tests for NULL. */
-static sw_site sw_no_sites[1];
 
 /* Calls from new addresses once a thread holds max_sites sites are kept under
  * this address, one entry per function ("other call sites" in reports). */
 #define SW_OTHER_SITES ((uintptr_t)1)
 
-void sw_sites_init(sw_sites *S)
-{
-    S->slots = sw_no_sites;
-    S->mask = 0;
-    S->used = 0;
-}
+static unsigned site_hash(uintptr_t ra) { return sw_site_hash(ra); }
 
-static sw_site *probe(sw_sites *S, uintptr_t ra, uint32_t fn)
+static sw_site *probe(sw_table *table, uintptr_t ra, uint32_t fn)
 {
-    for (uint32_t i = sw_site_hash(ra) & S->mask;; i = (i + 1) & S->mask) {
-        sw_site *s = &S->slots[i];
+    for (uint32_t i = sw_site_hash(ra) & table->mask;; i = (i + 1) & table->mask) {
+        sw_site *s = (sw_site *)table->slots + i;
         if (!s->ra || (s->ra == ra && s->fn == fn))
             return s;
     }
@@ -33,43 +28,28 @@ static sw_site *probe(sw_sites *S, uintptr_t ra, uint32_t fn)
 
 /* Twice the room: sized for max_sites real sites plus one overflow entry per
  * function, at most half full, so probing always ends. */
-static int grow(sw_sites *S)
-{
-    uint32_t n = S->slots == sw_no_sites ? 256 : 2 * (S->mask + 1);
-    sw_site *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return 0;
-    sw_sites old = *S;
-    S->slots = slots;
-    S->mask = n - 1;
-    for (uint32_t i = 0; old.slots != sw_no_sites && i <= old.mask; i++)
-        if (old.slots[i].ra)
-            *probe(S, old.slots[i].ra, old.slots[i].fn) = old.slots[i];
-    if (old.slots != sw_no_sites)
-        free(old.slots);
-    return 1;
-}
+static int grow(sw_table *table) { return sw_table_grow(table, sizeof(sw_site), site_hash, 256, 0); }
 
-void sw_site_slow(sw_thread *T, int fn, uintptr_t ra, uint64_t dt)
+void sw_site_slow(sw_thread *thread, int fn, uintptr_t ra, uint64_t dt)
 {
-    sw_sites *S = &T->sites;
-    uint64_t nbytes = T->call_bytes;
-    T->call_bytes = 0;
-    if (S->slots == sw_no_sites && !grow(S))
+    sw_table *table = &thread->sites;
+    uint64_t nbytes = thread->call_bytes;
+    thread->call_bytes = 0;
+    if (sw_table_empty(table) && !grow(table))
         return;
-    sw_site *s = probe(S, ra, (uint32_t)fn);
+    sw_site *s = probe(table, ra, (uint32_t)fn);
     if (!s->ra) {
-        if (S->used >= sw_J.cfg.max_sites)
-            s = probe(S, ra = SW_OTHER_SITES, (uint32_t)fn);
-        if (!s->ra && 2 * (S->used + 1) > S->mask + 1) {
-            if (!grow(S))
+        if (table->used >= sw_job.cfg.max_sites)
+            s = probe(table, ra = SW_OTHER_SITES, (uint32_t)fn);
+        if (!s->ra && 2 * (table->used + 1) > table->mask + 1) {
+            if (!grow(table))
                 return;
-            s = probe(S, ra, (uint32_t)fn);
+            s = probe(table, ra, (uint32_t)fn);
         }
         if (!s->ra) {
             s->ra = ra;
             s->fn = (uint32_t)fn;
-            S->used += ra != SW_OTHER_SITES;
+            table->used += ra != SW_OTHER_SITES;
         }
     }
     s->calls++;
@@ -85,19 +65,21 @@ static int by_site(const void *a, const void *b)
     return (x->fn > y->fn) - (x->fn < y->fn);
 }
 
-size_t sw_sites_merged(sw_site **out)
+/* This rank's sites merged over threads, sorted by address then function;
+ * *out is malloc'ed (NULL when there are none). */
+static size_t merged_sites(sw_site **out)
 {
     size_t n = 0, k = 0;
-    for (sw_thread *T = sw_J.threads; T; T = T->next)
-        n += T->sites.slots == sw_no_sites ? 0 : T->sites.mask + 1;
+    for (sw_thread *t = sw_job.threads; t; t = t->next)
+        n += sw_table_empty(&t->sites) ? 0 : t->sites.mask + 1;
     sw_site *all = n ? malloc(n * sizeof *all) : NULL;
     *out = all;
     if (!all)
         return 0;
-    for (sw_thread *T = sw_J.threads; T; T = T->next)
-        for (uint32_t i = 0; T->sites.slots != sw_no_sites && i <= T->sites.mask; i++)
-            if (T->sites.slots[i].ra)
-                all[k++] = T->sites.slots[i];
+    for (sw_thread *t = sw_job.threads; t; t = t->next)
+        for (uint32_t i = 0; !sw_table_empty(&t->sites) && i <= t->sites.mask; i++)
+            if (((sw_site *)t->sites.slots)[i].ra)
+                all[k++] = ((sw_site *)t->sites.slots)[i];
     if (k)
         qsort(all, k, sizeof *all, by_site);
     size_t m = 0;
@@ -112,3 +94,57 @@ size_t sw_sites_merged(sw_site **out)
     }
     return m;
 }
+
+/* The object a return address lies in, as an absolute path, and the
+ * address's offset from the object's load base: the same on every rank
+ * whatever the address randomisation.  "" when no object holds it. */
+static const char *site_object(uintptr_t ra, uint64_t *offset)
+{
+    static char exe[4096];
+    Dl_info info;
+    *offset = ra;
+    if (ra <= 1 || !dladdr((void *)ra, &info) || !info.dli_fname)
+        return "";
+    *offset = ra - (uintptr_t)info.dli_fbase;
+    if (info.dli_fname[0] == '/')
+        return info.dli_fname;
+    /* The main program: glibc names it as it was started (argv[0]). */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    return exe;
+}
+
+/* This rank's call-site record (docs/log-format.md, "call sites"). */
+static void pack_sites(sw_buf *b, unsigned log_flags)
+{
+    (void)log_flags;
+    if (!sw_sites_on)
+        return;
+    sw_site *sites;
+    size_t n = merged_sites(&sites);
+    put32(b, (uint32_t)sw_job.rank);
+    put32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t offset;
+        const char *obj = site_object(sites[i].ra, &offset);
+        size_t len = strlen(obj);
+        len = len < SW_MAX_PATH ? len : SW_MAX_PATH;
+        put16(b, (uint16_t)sites[i].fn);
+        put16(b, (uint16_t)len);
+        put(b, obj, len);
+        put64(b, offset);
+        put64(b, sites[i].calls);
+        put64(b, sw_ns(sites[i].ticks));
+        put64(b, sites[i].bytes);
+    }
+    free(sites);
+}
+
+static void init_sites(void) { sw_sites_on = sw_job.cfg.sites; }
+
+SW_MODULE(sites_module) = {
+    .name = "sites",
+    .init = init_sites,
+    .section = SW_SEC_CALL_SITES,
+    .pack_rank = pack_sites,
+};

@@ -3,38 +3,36 @@
  * the application's call).  At finalize each address becomes (loaded object,
  * offset), which is the same on every rank whatever the address
  * randomisation (docs/runtime.md, "Call sites").  The per-call part is one
- * hashed slot compare; inserts and growth are in sites.c. */
+ * hashed slot compare; inserts, growth and the log section are in sites.c. */
 #ifndef SW_SITES_H
 #define SW_SITES_H
 
-#include "state.h"
+#include "base.h"
+
+typedef struct {
+    uintptr_t ra; /* return address of the call; 0 marks an empty slot */
+    uint32_t fn, unused;
+    uint64_t calls, ticks, bytes;
+} sw_site;
 
 extern int sw_sites_on; /* SCALEWISE_SITES, on unless 0 */
 
-void sw_site_slow(sw_thread *T, int fn, uintptr_t ra, uint64_t dt);
+void sw_site_slow(sw_thread *thread, int fn, uintptr_t ra, uint64_t dt);
 
-static inline __attribute__((always_inline)) unsigned sw_site_hash(uintptr_t ra)
-{
-    return (unsigned)((ra >> 2) ^ (ra >> 12));
-}
+SW_HOT unsigned sw_site_hash(uintptr_t ra) { return (unsigned)((ra >> 2) ^ (ra >> 12)); }
 
-/* One finished call of fn made from ra; its bytes were gathered in T->call_bytes. */
-static inline __attribute__((always_inline)) void sw_site_add(sw_thread *T, int fn, uintptr_t ra, uint64_t dt)
+/* One finished call of fn made from ra; its bytes were gathered in thread->call_bytes. */
+SW_HOT void sw_site_add(sw_thread *thread, int fn, uintptr_t ra, uint64_t dt)
 {
-    sw_site *s = &T->sites.slots[sw_site_hash(ra) & T->sites.mask];
+    sw_site *s = (sw_site *)thread->sites.slots + (sw_site_hash(ra) & thread->sites.mask);
     if (__builtin_expect(s->ra == ra && s->fn == (uint32_t)fn, 1)) {
         s->calls++;
         s->ticks += dt;
-        s->bytes += T->call_bytes;
-        T->call_bytes = 0;
+        s->bytes += thread->call_bytes;
+        thread->call_bytes = 0;
         return;
     }
-    sw_site_slow(T, fn, ra, dt);
+    sw_site_slow(thread, fn, ra, dt);
 }
-
-void sw_sites_init(sw_sites *S);
-/* This rank's sites merged over threads, sorted by address then function;
- * *out is malloc'ed (NULL when there are none). */
-size_t sw_sites_merged(sw_site **out);
 
 #endif

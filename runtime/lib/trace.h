@@ -6,38 +6,31 @@
 #ifndef SW_TRACE_H
 #define SW_TRACE_H
 
-#include <mpi.h>
-#include <stdint.h>
-
-#ifdef OPEN_MPI
-#pragma weak ompi_mpi_op_null /* the library loads into processes without MPI (see state.h) */
-#endif
+#include "base.h"
+#include "requests.h"
 
 /* Event kinds, as in the trace's kind column. */
 enum { SW_TK_ISEND = 1, SW_TK_IRECV = 2, SW_TK_WAIT = 3, SW_TK_SEND = 4, SW_TK_RECV = 5, SW_TK_COLL = 6 };
 
 extern int sw_tracing;
 
-/* Sends: req is NULL for a blocking send. */
+/* Sends: req is NULL for a blocking send; for a non-blocking one it gets
+ * what the request table keeps for the trace (sw_req_track). */
 void sw_trace_send(int fn, uint64_t t0, uint64_t t1, int dest, int tag, MPI_Comm comm, uint64_t bytes,
-                   const MPI_Request *req);
+                   sw_req_trace *req);
 /* Blocking receive (st: its status) or Irecv (st NULL: source, tag and size
  * are filled in from the status of the Wait/Test that completes it). */
-void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Comm comm,
-                   const MPI_Status *st, const MPI_Request *req);
-void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, uint64_t sendbytes,
-                       MPI_Comm comm, const MPI_Status *st);
+void sw_trace_recv(int fn, uint64_t t0, uint64_t t1, int source, int tag, MPI_Comm comm, const MPI_Status *st,
+                   sw_req_trace *req);
+void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, uint64_t sendbytes, MPI_Comm comm,
+                       const MPI_Status *st);
 /* op: the reduction (MPI_OP_NULL for none); root: as passed (-1 for none). */
 void sw_trace_coll(int fn, uint64_t t0, uint64_t t1, MPI_Comm comm, uint64_t bytes, int root, MPI_Op op);
-/* A Wait/Test returned: before[] are the handles as the caller passed them
- * (n of them); done[] the indices that completed (NULL: 0..ndone-1), the
- * k-th with status sts[k] (sts_all: status of index i is sts[i]). */
-void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const MPI_Request *before, int n, const int *done,
-                   int ndone, const MPI_Status *sts, int sts_by_index);
-void sw_trace_comm_freed(MPI_Comm comm);
-
-/* Life cycle, called by core.c. */
-void sw_trace_start(void);
-void sw_trace_finish(void);
+/* A Wait/Test returned: claimed[] are the request table's entries of the
+ * handles as the caller passed them (n of them, claimed before the call,
+ * sw_req_claim); done[] the indices that completed (NULL: 0..ndone-1), the
+ * k-th with status sts[k] (sts_by_index: status of index i is sts[i]). */
+void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const sw_pending *claimed, int n, const int *done, int ndone,
+                   const MPI_Status *sts, int sts_by_index);
 
 #endif

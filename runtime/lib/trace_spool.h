@@ -1,6 +1,5 @@
 /* trace_spool.c: a fixed in-memory buffer of records spooled to an unlinked
- * temporary file when it fills, so a rank's trace takes bounded memory; and
- * the trace file writer run at MPI_Finalize. */
+ * temporary file when it fills, so a rank's trace takes bounded memory. */
 #ifndef SW_TRACE_SPOOL_H
 #define SW_TRACE_SPOOL_H
 
@@ -20,10 +19,10 @@ typedef struct {
 } sw_tev;
 
 typedef struct {
-    size_t elsize, cap;  /* record size, records the buffer holds */
+    size_t elsize, cap; /* record size, records the buffer holds */
     char *buf;
-    uint64_t count;      /* records so far */
-    uint64_t flushed;    /* records already in the file */
+    uint64_t count;   /* records so far */
+    uint64_t flushed; /* records already in the file */
     int fd;
 } sw_spool;
 
@@ -35,17 +34,5 @@ void sw_spool_set(sw_spool *s, uint64_t i, const void *in);
 /* Calls each(ctx, records, n) over all records in order; non-zero on a read error. */
 int sw_spool_scan(sw_spool *s, void (*each)(void *ctx, const void *recs, size_t n), void *ctx);
 void sw_spool_close(sw_spool *s);
-
-typedef struct {
-    const char *path;
-    sw_spool *events, *waits;
-    int capped;
-    int ncomms;
-    const int *comm_sizes;     /* per local communicator 1..ncomms */
-    int *const *comm_members;  /* their members' world ranks */
-} sw_trace_file;
-
-/* Collective over the job: agree on communicator ids, encode, and have rank 0 write the file. */
-void sw_trace_write(const sw_trace_file *f);
 
 #endif

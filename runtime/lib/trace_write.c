@@ -2,21 +2,20 @@
  * on communicator ids, each encodes and deflates its own columns, and rank 0
  * writes the header, the tables and every rank's block in rank order
  * (docs/trace-format.md). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "core.h"
-#include "job.h"
+#include "atomicfile.h"
+#include "base.h"
 #include "trace_spool.h"
+#include "trace_write.h"
 
 #define SW_TRACE_VERSION 1
-#define SW_TRACE_CAPPED 1
-#define SW_TRACE_TAG 0x5754
-#define SW_CHUNK (1 << 30) /* largest message of a block sent to rank 0 */
+#define SW_TRACE_CAPPED  1
+#define SW_TRACE_TAG     0x5754
+#define SW_CHUNK         (1 << 30) /* largest message of a block sent to rank 0 */
 
 /* ---- deflate into a growing buffer, fed through a small staging area ---- */
 
@@ -149,9 +148,9 @@ static unsigned char *encode_rank(const sw_trace_file *f, const int *comm_ids, s
     static sw_enc e; /* 64 KiB of staging: not on the stack */
     if (enc_init(&e))
         return NULL;
-    e.rank = sw_J.rank;
+    e.rank = sw_job.rank;
     e.comm_ids = comm_ids;
-    e.ns_per_tick = sw_J.ns_per_tick;
+    e.ns_per_tick = sw_job.ns_per_tick;
     for (e.col = 1; e.col <= 11; e.col++) {
         e.prev = -1;
         if (sw_spool_scan(f->events, put_events, &e))
@@ -170,11 +169,6 @@ static unsigned char *encode_rank(const sw_trace_file *f, const int *comm_ids, s
 
 /* ---- communicator ids: the same communicator gets the same id on every rank ---- */
 
-static int (*pmpi_scatterv)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int,
-                            MPI_Comm);
-static int (*pmpi_send)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
-static int (*pmpi_recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
-
 typedef struct {
     int n;         /* communicators other than world */
     int **members; /* [id-1]: size, then members */
@@ -183,7 +177,7 @@ typedef struct {
 /* Id of the member list m (size first) in the table, added if new; world is 0. */
 static int comm_id(sw_comm_ids *t, const int *m)
 {
-    int world = m[0] == sw_J.size;
+    int world = m[0] == sw_job.size;
     for (int r = 0; world && r < m[0]; r++)
         world = m[1 + r] == r;
     if (world)
@@ -203,7 +197,7 @@ static int comm_id(sw_comm_ids *t, const int *m)
  * table of every id, for the file; *all is the buffer it points into. */
 static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, int **all)
 {
-    int len = 0, P = sw_J.size, root = sw_J.rank == 0;
+    int len = 0, nranks = sw_job.size, root = sw_job.rank == 0;
     for (int i = 0; i < f->ncomms; i++)
         len += 1 + f->comm_sizes[i];
     int *mine = malloc(sizeof(int) * (size_t)(len + 1)), *p = mine;
@@ -212,20 +206,21 @@ static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, in
         memcpy(p, f->comm_members[i], sizeof(int) * (size_t)f->comm_sizes[i]);
         p += f->comm_sizes[i];
     }
-    int *lens = root ? calloc((size_t)P * 4, sizeof(int)) : NULL;
-    int *displs = lens ? lens + P : NULL, *nids = lens ? lens + 2 * P : NULL, *idispl = lens ? lens + 3 * P : NULL;
-    sw_pmpi.Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, sw_J.comm);
+    int *lens = root ? calloc((size_t)nranks * 4, sizeof(int)) : NULL;
+    int *displs = lens ? lens + nranks : NULL, *nids = lens ? lens + 2 * nranks : NULL,
+        *idispl = lens ? lens + 3 * nranks : NULL;
+    sw_pmpi.Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, sw_job.comm);
     int total = 0;
-    for (int r = 0; root && r < P; r++) {
+    for (int r = 0; root && r < nranks; r++) {
         displs[r] = total;
         total += lens[r];
     }
     *all = root ? malloc(sizeof(int) * (size_t)(total + 1)) : NULL;
-    sw_pmpi.Gatherv(mine, len, MPI_INT, *all, lens, displs, MPI_INT, 0, sw_J.comm);
+    sw_pmpi.Gatherv(mine, len, MPI_INT, *all, lens, displs, MPI_INT, 0, sw_job.comm);
     int *every = NULL, nall = 0;
     if (root) {
         every = malloc(sizeof(int) * (size_t)(total + 1));
-        for (int r = 0; r < P; r++) {
+        for (int r = 0; r < nranks; r++) {
             idispl[r] = nall;
             for (int at = displs[r]; at < displs[r] + lens[r]; at += 1 + (*all)[at])
                 every[nall++] = comm_id(table, *all + at);
@@ -233,7 +228,7 @@ static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, in
         }
     }
     ids[0] = 0;
-    pmpi_scatterv(every, nids, idispl, MPI_INT, ids + 1, f->ncomms, MPI_INT, 0, sw_J.comm);
+    sw_pmpi.Scatterv(every, nids, idispl, MPI_INT, ids + 1, f->ncomms, MPI_INT, 0, sw_job.comm);
     free(every);
     free(lens);
     free(mine);
@@ -265,7 +260,7 @@ static int write_head(FILE *out, int capped, const sw_comm_ids *t)
     memcpy(h, "SWTRACE\0", 8);
     put_le(h + 8, SW_TRACE_VERSION, 2);
     put_le(h + 10, capped ? SW_TRACE_CAPPED : 0, 2);
-    put_le(h + 12, (uint64_t)sw_J.size, 4);
+    put_le(h + 12, (uint64_t)sw_job.size, 4);
     put_le(h + 16, SW_NFN, 4);
     put_le(h + 20, (uint64_t)t->n, 4);
     size_t n = 0;
@@ -292,7 +287,9 @@ static int write_head(FILE *out, int capped, const sw_comm_ids *t)
         }
     }
     int rc = (!names || !c || fwrite(h, 24, 1, out) != 1 || write_table(out, (unsigned char *)names, p - names) ||
-              write_table(out, c, (size_t)(q - c))) ? -1 : 0;
+              write_table(out, c, (size_t)(q - c)))
+                 ? -1
+                 : 0;
     free(names);
     free(c);
     return rc;
@@ -311,49 +308,41 @@ static int write_block(FILE *out, int rank, const uint64_t *info, const unsigned
 
 void sw_trace_write(const sw_trace_file *f)
 {
-    pmpi_scatterv = sw_resolve("PMPI_Scatterv");
-    pmpi_send = sw_resolve("PMPI_Send");
-    pmpi_recv = sw_resolve("PMPI_Recv");
-    int P = sw_J.size, root = sw_J.rank == 0;
+    int nranks = sw_job.size, root = sw_job.rank == 0;
     int *ids = malloc(sizeof(int) * (size_t)(f->ncomms + 1)), *all = NULL;
     sw_comm_ids table = {0, NULL};
     agree_comms(f, ids, &table, &all);
     size_t len = 0;
     unsigned char *data = ids ? encode_rank(f, ids, &len) : NULL;
     uint64_t info[4] = {f->capped || !data, data ? f->events->count : 0, data ? f->waits->count : 0, len};
-    uint64_t *infos = root ? malloc(sizeof(uint64_t) * 4 * (size_t)P) : NULL;
-    sw_pmpi.Gather(info, 4, MPI_LONG_LONG, infos, 4, MPI_LONG_LONG, 0, sw_J.comm);
+    uint64_t *infos = root ? malloc(sizeof(uint64_t) * 4 * (size_t)nranks) : NULL;
+    sw_pmpi.Gather(info, 4, MPI_LONG_LONG, infos, 4, MPI_LONG_LONG, 0, sw_job.comm);
     if (!root) {
         for (uint64_t at = 0; at < len; at += SW_CHUNK)
-            pmpi_send(data + at, (int)(len - at < SW_CHUNK ? len - at : SW_CHUNK), MPI_BYTE, 0, SW_TRACE_TAG, sw_J.comm);
+            sw_pmpi.Send(data + at, (int)(len - at < SW_CHUNK ? len - at : SW_CHUNK), MPI_BYTE, 0, SW_TRACE_TAG,
+                         sw_job.comm);
     } else {
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp.%d", f->path, (int)getpid());
         int capped = 0;
-        for (int r = 0; r < P; r++)
+        for (int r = 0; r < nranks; r++)
             capped |= (int)infos[4 * r];
-        FILE *out = fopen(tmp, "wb");
-        int err = out ? write_head(out, capped, &table) : errno;
+        sw_atomic_file file;
+        FILE *out = sw_atomic_open(&file, f->path);
+        int err = out ? write_head(out, capped, &table) : 1;
         err = err || write_block(out, 0, info, data);
         /* every rank's block is received even when the file failed, so none waits forever */
-        for (int r = 1; r < P; r++) {
+        for (int r = 1; r < nranks; r++) {
             uint64_t n = infos[4 * r + 3];
             unsigned char *buf = malloc(n ? n : 1);
             for (uint64_t at = 0; at < n; at += SW_CHUNK)
-                pmpi_recv(buf ? buf + at : NULL, buf ? (int)(n - at < SW_CHUNK ? n - at : SW_CHUNK) : 0, MPI_BYTE, r,
-                          SW_TRACE_TAG, sw_J.comm, MPI_STATUS_IGNORE);
+                sw_pmpi.Recv(buf ? buf + at : NULL, buf ? (int)(n - at < SW_CHUNK ? n - at : SW_CHUNK) : 0, MPI_BYTE, r,
+                             SW_TRACE_TAG, sw_job.comm, MPI_STATUS_IGNORE);
             err = err || !buf || write_block(out, r, infos + 4 * r, buf);
             free(buf);
         }
-        if (out && fclose(out))
-            err = 1;
-        if (!err && rename(tmp, f->path))
-            err = 1;
-        if (err) {
-            unlink(tmp);
+        if (sw_atomic_close(&file, err)) {
             fprintf(stderr, "scalewise: cannot write trace %s\n", f->path);
-        } else if (!sw_J.cfg.quiet) {
-            fprintf(stderr, "scalewise: trace of %d rank%s written to %s%s\n", P, P == 1 ? "" : "s", f->path,
+        } else if (!sw_job.cfg.quiet) {
+            fprintf(stderr, "scalewise: trace of %d rank%s written to %s%s\n", nranks, nranks == 1 ? "" : "s", f->path,
                     capped ? " (capped: a rank reached SCALEWISE_TRACE_MAX_EVENTS)" : "");
         }
     }

@@ -1,26 +1,27 @@
 /* Unit tests of the runtime pieces that need no MPI: histogram bins, the
- * open-addressing table (probe, erase) and the time bins (split, merge).  Prints "N passed, M failed". */
+ * hash table (find, erase, growth) and the time bins (split, merge).
+ * Prints "N passed, M failed". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scalewise/format.h"
 #include "bins.h"
+#include "scalewise/format.h"
 #include "table.h"
 
 static int passed, failed;
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (cond)                                                          \
-            passed++;                                                      \
-        else {                                                             \
-            failed++;                                                      \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond)                                                                    \
+            passed++;                                                                \
+        else {                                                                       \
+            failed++;                                                                \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                  \
+        }                                                                            \
     } while (0)
 
-/* Same rule as sw_bin() in lib/hot.h (which needs mpi.h to include). */
+/* Same rule as sw_bin() in lib/credit.h (which needs mpi.h to include). */
 static unsigned bin(uint64_t n)
 {
     if (!n)
@@ -48,40 +49,72 @@ typedef struct {
     int value;
 } item;
 
+static unsigned item_hash(uintptr_t key) { return sw_handle_hash(key); }
+
+/* Keys that collide on their home slot, plus others. */
+static uintptr_t test_key(int i, unsigned slots)
+{
+    return i < 20 ? (uintptr_t)(i + 1) * (slots << 4) : (uintptr_t)(0x1000 + i * 16);
+}
+
 static void test_table(void)
 {
     enum { N = 64 };
-    item t[N];
-    memset(t, 0, sizeof t);
-    unsigned mask = N - 1;
-    /* Keys that collide on their home slot, plus others, then erase some. */
-    uintptr_t keys[40];
-    for (int i = 0; i < 40; i++)
-        keys[i] = (uintptr_t)(i < 20 ? (i + 1) * (N << 4) : 0x1000 + i * 16);
+    item slots[N];
+    memset(slots, 0, sizeof slots);
+    sw_table t = {slots, N - 1, 0};
+    /* Insert 40 keys, then erase every third. */
     for (int i = 0; i < 40; i++) {
-        unsigned s = sw_probe(t, sizeof *t, mask, keys[i]);
-        CHECK(t[s].key == 0);
-        t[s] = (item){keys[i], i};
+        unsigned s = sw_find(&t, sizeof(item), item_hash, test_key(i, N));
+        CHECK(slots[s].key == 0);
+        slots[s] = (item){test_key(i, N), i};
     }
     for (int i = 0; i < 40; i += 3) {
-        unsigned s = sw_probe(t, sizeof *t, mask, keys[i]);
-        CHECK(t[s].key == keys[i]);
-        sw_erase(t, sizeof *t, mask, s);
+        unsigned s = sw_find(&t, sizeof(item), item_hash, test_key(i, N));
+        CHECK(slots[s].key == test_key(i, N));
+        sw_erase(&t, sizeof(item), item_hash, s);
     }
     for (int i = 0; i < 40; i++) {
-        unsigned s = sw_probe(t, sizeof *t, mask, keys[i]);
+        unsigned s = sw_find(&t, sizeof(item), item_hash, test_key(i, N));
         if (i % 3 == 0)
-            CHECK(t[s].key == 0);
+            CHECK(slots[s].key == 0);
         else
-            CHECK(t[s].key == keys[i] && t[s].value == i);
+            CHECK(slots[s].key == test_key(i, N) && slots[s].value == i);
     }
+}
+
+/* Growth keeps every element findable, stops at the cap, and an empty table
+ * finds nothing without an array of its own. */
+static void test_table_growth(void)
+{
+    sw_table t;
+    sw_table_init(&t);
+    CHECK(sw_table_empty(&t) && t.mask == 0);
+    CHECK(((item *)t.slots)[sw_find(&t, sizeof(item), item_hash, 0x1234)].key == 0);
+    for (int i = 0; i < 40; i++) {
+        if ((t.used + 1) * 2 > t.mask + 1)
+            CHECK(sw_table_grow(&t, sizeof(item), item_hash, 8, 0));
+        item *e = sw_slot(&t, sizeof(item), sw_find(&t, sizeof(item), item_hash, test_key(i, 8)));
+        *e = (item){test_key(i, 8), i};
+        t.used++;
+    }
+    CHECK(!sw_table_empty(&t) && t.mask + 1 == 128 && t.used == 40);
+    for (int i = 0; i < 40; i++) {
+        item *e = sw_slot(&t, sizeof(item), sw_find(&t, sizeof(item), item_hash, test_key(i, 8)));
+        CHECK(e->key == test_key(i, 8) && e->value == i);
+    }
+    CHECK(!sw_table_grow(&t, sizeof(item), item_hash, 8, 64)); /* 128 slots hold the cap of 64 at half load */
+    CHECK(t.mask + 1 == 128);
+    CHECK(sw_table_grow(&t, sizeof(item), item_hash, 8, 65) && t.mask + 1 == 256);
+    sw_table_free(&t);
+    CHECK(sw_table_empty(&t));
 }
 
 static uint64_t time_bins_total(void)
 {
     uint64_t t = 0;
-    for (unsigned i = 0; i < sw_B.n; i++)
-        t += sw_B.mpi[i];
+    for (unsigned i = 0; i < sw_bins.n; i++)
+        t += sw_bins.mpi[i];
     return t;
 }
 
@@ -91,22 +124,22 @@ static void test_time_bins(void)
 {
     const uint64_t base = 1000, w = 1ull << SW_BIN_SHIFT0;
     sw_bins_start(base, 4);
-    CHECK(sw_B.n == 4 && sw_B.shift == SW_BIN_SHIFT0);
-    sw_bins_add(base + 5, base + 25); /* inside bin 0 */
+    CHECK(sw_bins.n == 4 && sw_bins.shift == SW_BIN_SHIFT0);
+    sw_bins_add(base + 5, base + 25);              /* inside bin 0 */
     sw_bins_add(base + w - 10, base + 2 * w + 30); /* 10 in bin 0, all of bin 1, 30 in bin 2 */
-    CHECK(sw_B.mpi[0] == 30 && sw_B.mpi[1] == w && sw_B.mpi[2] == 30 && sw_B.mpi[3] == 0);
+    CHECK(sw_bins.mpi[0] == 30 && sw_bins.mpi[1] == w && sw_bins.mpi[2] == 30 && sw_bins.mpi[3] == 0);
     sw_bins_add(base - 50, base + 7); /* begun before the window: only its part inside */
-    CHECK(sw_B.mpi[0] == 37);
+    CHECK(sw_bins.mpi[0] == 37);
     sw_bins_add(base + 5 * w - 3, base + 5 * w + 4); /* past 4 bins: one merge, then bins of 2w */
-    CHECK(sw_B.shift == SW_BIN_SHIFT0 + 1);
-    CHECK(sw_B.mpi[0] == 37 + w && sw_B.mpi[1] == 30 && sw_B.mpi[2] == 7 && sw_B.mpi[3] == 0);
+    CHECK(sw_bins.shift == SW_BIN_SHIFT0 + 1);
+    CHECK(sw_bins.mpi[0] == 37 + w && sw_bins.mpi[1] == 30 && sw_bins.mpi[2] == 7 && sw_bins.mpi[3] == 0);
     sw_bins_add(base + 100 * w, base + 100 * w + 1);
-    CHECK(sw_B.shift == SW_BIN_SHIFT0 + 5 && time_bins_total() == 37 + w + 30 + 7 + 1);
-    CHECK(sw_B.mpi[0] == 37 + w + 30 + 7 && sw_B.mpi[3] == 1);
+    CHECK(sw_bins.shift == SW_BIN_SHIFT0 + 5 && time_bins_total() == 37 + w + 30 + 7 + 1);
+    CHECK(sw_bins.mpi[0] == 37 + w + 30 + 7 && sw_bins.mpi[3] == 1);
     /* Widening to a common width (the widest rank's) keeps the total. */
     CHECK(sw_bins_cover(101 * w, SW_BIN_SHIFT0 + 7) == SW_BIN_SHIFT0 + 7);
-    CHECK(sw_B.mpi[0] == time_bins_total() && time_bins_total() == 37 + w + 30 + 7 + 1);
-    free(sw_B.mpi);
+    CHECK(sw_bins.mpi[0] == time_bins_total() && time_bins_total() == 37 + w + 30 + 7 + 1);
+    free(sw_bins.mpi);
 }
 
 int main(void)
@@ -114,6 +147,7 @@ int main(void)
     test_bins();
     test_time_bins();
     test_table();
+    test_table_growth();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
