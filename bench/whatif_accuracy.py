@@ -23,7 +23,7 @@ from scalewise.launch.preload import library_path  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
 from scalewise.whatif.calibrate import EAGER, calibrated_network, launch  # noqa: E402
-from scalewise.whatif.compare import compare, errors  # noqa: E402
+from scalewise.whatif.compare import compare, against_measured  # noqa: E402
 
 APPS = ("sem", "ocean", "amr", "dft")
 
@@ -54,15 +54,15 @@ def main() -> int:
                                SCALEWISE_QUIET="1")
                     subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=600)
                     w = compare(replay(read_trace(trace), [net], library=flavour), read_profile(log))
-                    e = errors(w).iloc[0]
+                    e = against_measured(w).iloc[0]
                     rows.append((w.summary, e))
-                med = sorted(rows, key=lambda r: abs(r[1]["wall_error"]))[len(rows) // 2]
+                med = sorted(rows, key=lambda r: abs(r[1]["wall_change"]))[len(rows) // 2]
                 s, e = med
                 m, p = s.loc["measured"], s.iloc[1]
                 t.add_row(flavour, app, f"{m['wall_time'] * 1e3:.1f} ms", f"{p['wall_time'] * 1e3:.1f} ms",
-                          f"{e['wall_error'] * 100:+.1f}%", f"{m['mpi_share'] * 100:.1f}%",
+                          f"{e['wall_change'] * 100:+.1f}%", f"{m['mpi_share'] * 100:.1f}%",
                           f"{p['mpi_share'] * 100:.1f}%", f"{e['mpi_share_points']:+.1f}",
-                          ", ".join(f"{r[1]['wall_error'] * 100:+.1f}%" for r in rows))
+                          ", ".join(f"{r[1]['wall_change'] * 100:+.1f}%" for r in rows))
     Console().print(t)
     return 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cli.calibrate import cluster_shaping  # noqa: E402
+from scalewise.cluster.links import link_shaping  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -32,7 +32,7 @@ from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
 from scalewise.whatif.calibrate import EAGER, calibrated_network, launch  # noqa: E402
-from scalewise.whatif.compare import compare, errors  # noqa: E402
+from scalewise.whatif.compare import compare, against_measured  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
 
@@ -89,12 +89,12 @@ def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
                 rounds = []
                 for (_, trace), truth in zip(runs[(source, app)], measured):
                     w = compare(replay(read_trace(trace), [nets[target]], library=flavour), truth)
-                    rounds.append((errors(w).iloc[0], w))
-                rounds.sort(key=lambda r: r[0]["wall_error"])
+                    rounds.append((against_measured(w).iloc[0], w))
+                rounds.sort(key=lambda r: r[0]["wall_change"])
                 e, w = rounds[len(rounds) // 2]
                 out.append({"mpi": flavour, "app": app, "source": source, "target": target,
-                            "wall": float(e["wall_error"]), "share": float(e["mpi_share_points"]),
-                            "rounds": [float(r[0]["wall_error"]) for r in rounds],
+                            "wall": float(e["wall_change"]), "share": float(e["mpi_share_points"]),
+                            "rounds": [float(r[0]["wall_change"]) for r in rounds],
                             "measured": w.summary.iloc[0], "predicted": w.summary.iloc[1], "spread": spread})
     return out
 
