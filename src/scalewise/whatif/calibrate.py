@@ -35,6 +35,9 @@ SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262
 # (shared memory, btl_vader_eager_limit 4096) or tcp (btl_tcp_eager_limit
 # 65536); MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB.
 EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 8192, ("mpich", False): 8192}
+# The variables that make two ranks on one host talk over TCP on the loopback instead of shared
+# memory: a second transport to calibrate and predict on one machine.
+TCP_LOOPBACK = {"openmpi": {"OMPI_MCA_btl": "self,tcp"}, "mpich": {"UCX_TLS": "tcp"}}
 # Which half round trip of each size to fit: the fastest (the default: other
 # jobs on a shared machine only ever add to a round trip, so the fastest of
 # many is what the link and library cost; on a loaded 2-core machine the median
