@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 NICE = -15
+_EXEMPT: set[int] = set()  # processes (and their descendants) left at the usual priority
 
 
 def _set(pid: int | str) -> None:
@@ -34,7 +35,7 @@ def _descendants(root: int) -> list[int]:
     out = []
     for pid in parent:
         p = pid
-        while p in parent and p not in (0, 1):
+        while p in parent and p not in (0, 1) and p not in _EXEMPT:
             p = parent[p]
             if p == root:
                 out.append(pid)
@@ -49,6 +50,16 @@ def _watch(root: int, stop: threading.Event) -> None:
             if pid not in seen:
                 seen.add(pid)
                 _set(pid)
+
+
+def at_usual_priority(pid: int) -> None:
+    """Leave ``pid`` (a child started in a session of its own) and its descendants as other jobs run."""
+    _EXEMPT.add(pid)
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text("0")
+        os.setpriority(os.PRIO_PROCESS, pid, 0)
+    except OSError:
+        pass
 
 
 def ahead_of_others() -> threading.Event:
