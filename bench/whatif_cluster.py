@@ -141,9 +141,8 @@ def main() -> int:
             nets = {flavour: calibrated(a, flavour) for flavour in a.flavours}
             for flavour, by_rate in nets.items():
                 for rate, net in by_rate.items():
-                    r = net.ranges
-                    print(f"{flavour} {rate}: L {r[0].latency_us:.1f} us, small {r[0].bandwidth_gbit_s:.3f} Gbit/s, "
-                          f"large {r[-1].bandwidth_gbit_s:.3f} Gbit/s", flush=True)
+                    print(f"{flavour} {rate}: payload share {net.shaping.payload_share:.3f}, "
+                          f"doubts {net.doubts or 'none'}", flush=True)
             runs: dict[str, dict] = {flavour: {} for flavour in a.flavours}
             for k in range(a.repeats):
                 for flavour in a.flavours:
