@@ -121,10 +121,10 @@ def test_a_busy_or_off_link_calibration_says_why_it_is_not_trusted():
     rate = shaping.bytes_per_second * 0.9  # 90% of the configured rate carries payload
     best = {s: 10e-6 + max(s - 0.9 * 65536, 0) / rate for s in SIZES}
     assert payload_share(best, shaping) == pytest.approx(0.9, rel=1e-6)
-    assert calibration_doubts(_points(best, 1.2), 1e-6, shaping.model_copy(update={"payload_share": 0.9})) == ()
-    [busy] = calibration_doubts(_points(best, 70), 1e-6, None)
+    assert calibration_doubts(_points(best, 1.2), shaping.model_copy(update={"payload_share": 0.9})) == ()
+    [busy] = calibration_doubts(_points(best, 70), None)
     assert "busy" in busy and "70 times" in busy
-    [slow] = calibration_doubts(_points(best, 1.0), 1e-6, shaping.model_copy(update={"payload_share": 0.5}))
+    [slow] = calibration_doubts(_points(best, 1.0), shaping.model_copy(update={"payload_share": 0.5}))
     assert "50% of the link's configured 0.1 Gbit/s" in slow
 
 

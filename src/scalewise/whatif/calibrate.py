@@ -206,7 +206,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
     if shaping:
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
-    doubts = calibration_doubts(both, o, shaping)
+    doubts = calibration_doubts(both, shaping)
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
     return Calibration(net, both, o, doubts)
@@ -228,7 +228,7 @@ BUSY_SPREAD = 3.0
 LEAST_PAYLOAD_SHARE = 0.8
 
 
-def calibration_doubts(points: dict[str, dict[int, float]], overhead: float, shaping: Shaping | None) -> tuple[str, ...]:
+def calibration_doubts(points: dict[str, dict[int, float]], shaping: Shaping | None) -> tuple[str, ...]:
     """Why a calibration should not be trusted, each in a few words; none when it holds.
 
     The checks compare what was measured with what is known: the median and the fastest small

@@ -118,7 +118,8 @@ def read_trace(path: str | Path) -> Trace:
     where = str(path)
     if data[:len(LOG_MAGIC)] == LOG_MAGIC:
         beside = path.with_suffix(".swtrace")
-        hint = f"its trace is {beside}" if beside != path and beside.is_file() else "record a trace with scalewise run --trace"
+        found = beside != path and beside.is_file()
+        hint = f"its trace is {beside}" if found else "record a trace with scalewise run --trace"
         raise ScalewiseError(f"{where}: a scalewise job log, not a trace; {hint}")
     if len(data) < _HEADER.size or data[:8] != MAGIC:
         raise ScalewiseError(f"{where}: not a scalewise trace (bad magic)")
