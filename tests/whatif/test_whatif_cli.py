@@ -106,3 +106,11 @@ def test_two_networks_of_one_name_are_an_error_naming_both(planted, tmp_path):
 def test_an_unknown_network_gets_the_nearest_preset(planted):
     res = scalewise("whatif", planted, "--network", "edr")
     assert res.returncode == 2 and "unknown network 'edr' (did you mean 'edr-ib'?" in res.stderr
+
+
+def test_the_comparison_refuses_two_sources_of_one_name(planted):
+    from scalewise.errors import ScalewiseError
+    from scalewise.whatif.compare import compare
+
+    with pytest.raises(ScalewiseError, match="two sources named 'gige'"):
+        compare(whatif.replay(whatif.read_trace(planted), ["gige", "gige"]))

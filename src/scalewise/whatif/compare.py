@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from scalewise.errors import ScalewiseError
 from scalewise.model import Profile
 from scalewise.whatif.api import Prediction
 
@@ -52,6 +53,10 @@ def _measured(profile: Profile) -> tuple[dict[str, float], pd.Series, pd.DataFra
 
 def compare(predictions: list[Prediction], measured: Profile | None = None, capped: bool = False) -> WhatIf:
     """The side-by-side tables of ``predictions`` (one trace, several networks) and the measured run."""
+    names = [p.network for p in predictions]
+    twice = sorted({n for n in names if names.count(n) > 1 or n == MEASURED})
+    if twice:
+        raise ScalewiseError(f"two sources named {', '.join(repr(n) for n in twice)}: give each network its own name")
     rows, funcs, ranks = {}, {}, []
     if measured is not None:
         rows[MEASURED], funcs[MEASURED], mr = _measured(measured)
