@@ -1,5 +1,6 @@
 """A collective's measured per-call cost in the replay: what calibrate measured beyond the replay of
-the collective's point-to-point decomposition is charged to each such call, inside the call."""
+the collective's point-to-point decomposition at the smallest size is charged to each such call,
+inside the call."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ def _one(name: str, nbytes: int, ranks: int = 2):
     return whatif.from_calls([[C(name, bytes=nbytes, root=0)]] * ranks)
 
 
-@pytest.mark.parametrize("nbytes, extra_us", [(8, 30.0), (508, 65.0), (1008, 100.0), (1 << 20, 100.0)])
+# The cost per call is the one at the smallest size timed (8 B: 50 - 20 us), at every size: the 1008 B
+# row's larger miss is a transport effect, not work per call.
+@pytest.mark.parametrize("nbytes, extra_us", [(8, 30.0), (508, 30.0), (1008, 30.0), (1 << 20, 30.0)])
 def test_a_call_gets_the_measured_cost_beyond_its_decomposition(nbytes, extra_us):
     net, base = _net()
     [p] = whatif.replay(_one("MPI_Allreduce", nbytes), net)
