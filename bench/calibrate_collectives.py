@@ -37,14 +37,16 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--statistic", default="median", help="calibrate's --statistic (the table was measured with the median)")
+    ap.add_argument("--statistic", default="median",
+                    help="calibrate's --statistic (the table was measured with the median)")
     a = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| MPI | collective | size | algorithm | measured | predicted | error | the runs |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for mpi in a.flavours.split(","):
-            runs = [calibrated(mpi, a.ranks, a.reps, Path(tmp) / f"{mpi}-{k}.yaml", a.statistic) for k in range(a.repeats)]
+            runs = [calibrated(mpi, a.ranks, a.reps, Path(tmp) / f"{mpi}-{k}.yaml", a.statistic)
+                    for k in range(a.repeats)]
             for row in zip(*runs):  # the same collective and size in every run
                 ordered = sorted(row, key=lambda c: c.error)
                 mid = ordered[len(ordered) // 2]

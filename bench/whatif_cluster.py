@@ -73,7 +73,8 @@ def record_round(a, flavour: str, k: int, runs: dict, tmp: Path) -> None:
         on_nodes = pair_launcher(cluster_up(2, parse_rate(rate)), flavour, "whatif_cluster")
         for app in a.apps:
             exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
-            runs.setdefault((rate, app), []).append(traced(flavour, *on_nodes(exe), tmp / f"{flavour}-{rate}-{app}-{k}"))
+            out = tmp / f"{flavour}-{rate}-{app}-{k}"
+            runs.setdefault((rate, app), []).append(traced(flavour, *on_nodes(exe), out))
 
 
 def _spread(walls: list[float]) -> float:
