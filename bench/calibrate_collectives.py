@@ -25,9 +25,9 @@ from scalewise.whatif import load_network  # noqa: E402
 SCALEWISE = ROOT / ".venv" / "bin" / "scalewise"
 
 
-def calibrated(mpi: str, ranks: int, reps: int, out: Path):
+def calibrated(mpi: str, ranks: int, reps: int, out: Path, statistic: str = "median"):
     subprocess.run([str(SCALEWISE), "calibrate", "--mpi", mpi, "--ranks", str(ranks), "--reps", str(reps),
-                    "-o", str(out)], check=True, capture_output=True, text=True)
+                    "--statistic", statistic, "-o", str(out)], check=True, capture_output=True, text=True)
     return load_network(out).collectives
 
 
@@ -37,13 +37,16 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--statistic", default="median",
+                    help="calibrate's --statistic (the table was measured with the median)")
     a = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| MPI | collective | size | algorithm | measured | predicted | error | the runs |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for mpi in a.flavours.split(","):
-            runs = [calibrated(mpi, a.ranks, a.reps, Path(tmp) / f"{mpi}-{k}.yaml") for k in range(a.repeats)]
+            runs = [calibrated(mpi, a.ranks, a.reps, Path(tmp) / f"{mpi}-{k}.yaml", a.statistic)
+                    for k in range(a.repeats)]
             for row in zip(*runs):  # the same collective and size in every run
                 ordered = sorted(row, key=lambda c: c.error)
                 mid = ordered[len(ordered) // 2]

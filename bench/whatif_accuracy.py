@@ -1,69 +1,88 @@
 #!/usr/bin/env python3
-"""What-if accuracy on one node: each proxy traced at 2 ranks, then replayed on
-the network `scalewise calibrate` measured on the same machine with the same
-MPI, and compared with the measured run (wall time, MPI share).
+"""What-if accuracy on one node, as a prediction: each proxy traced at 2 ranks over shared memory,
+predicted for TCP on the loopback (the network `scalewise calibrate` measures with that transport:
+ranges, collectives with their per-call cost) and compared with the run measured over TCP in the
+same round (wall time, MPI share).  Every round's error, then a summary over all rounds.
 
-usage: whatif_accuracy.py [--size tiny] [--ranks 2] [--flavours openmpi,mpich] [--repeats 3]
+usage: whatif_accuracy.py [--size small] [--apps sem,ocean,amr,dft] [--flavours openmpi,mpich] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.launch.preload import library_path  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, calibrated_network, launch  # noqa: E402
-from scalewise.whatif.compare import compare, errors  # noqa: E402
+from scalewise.whatif.calibrate import TCP_LOOPBACK, launch  # noqa: E402
+from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
+from scalewise.whatif.compare import against_measured, compare  # noqa: E402
 
-APPS = ("sem", "ocean", "amr", "dft")
+TCP_EAGER = {"openmpi": 65536, "mpich": 8192}
+
+
+def traced(flavour: str, app: str, size: str, extra: dict[str, str], out: Path) -> tuple[Path, Path]:
+    log, trace = out.with_suffix(".swlog"), out.with_suffix(".swtrace")
+    cmd, env = launch(flavour, None, [str(ROOT / "build" / flavour / "proxies" / app), "--size", size])
+    env.update(extra, LD_PRELOAD=f"{library_path(flavour)}:{env.get('LD_PRELOAD', '')}".rstrip(":"),
+               SCALEWISE_LOGFILE=str(log), SCALEWISE_TRACE="1", SCALEWISE_TRACEFILE=str(trace), SCALEWISE_QUIET="1")
+    subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=600)
+    return log, trace
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", default="tiny")
-    ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--flavours", default="openmpi,mpich")
-    ap.add_argument("--repeats", type=int, default=3, help="traced runs per cell; the median error is shown")
+    ap.add_argument("--size", default="small")
+    ap.add_argument("--apps", default="sem,ocean,amr,dft", type=lambda s: s.split(","))
+    ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
+    ap.add_argument("--repeats", type=int, default=3, help="paired rounds per cell")
     a = ap.parse_args()
-    t = Table(title=f"One node, calibrated: {a.ranks} ranks, --size {a.size}")
-    for col in ("MPI", "app", "measured wall", "predicted wall", "wall error", "measured MPI share",
-                "predicted MPI share", "share error (points)", "runs"):
-        t.add_column(col, justify="right")
+    ahead_of_others()
+    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
+    rows, walls = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        tmpd = Path(tmp)
-        for flavour in a.flavours.split(","):
-            net = calibrated_network(flavour, EAGER[(flavour, True)], f"calibrated-{flavour}", "")
-            for app in APPS:
-                rows = []
+        for flavour in a.flavours:
+            saved = {k: os.environ.get(k) for k in TCP_LOOPBACK[flavour]}
+            os.environ.update(TCP_LOOPBACK[flavour])  # calibrate launches with this process's environment
+            try:
+                net = calibrate_with_collectives(flavour, TCP_EAGER[flavour], f"tcp-{flavour}", "", reps=30).network
+            finally:
+                for k, v in saved.items():
+                    os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+            for app in a.apps:
+                errs, shares = [], []
                 for k in range(a.repeats):
-                    log, trace = tmpd / f"{app}-{flavour}-{k}.swlog", tmpd / f"{app}-{flavour}-{k}.swtrace"
-                    cmd, env = launch(flavour, None, [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size])
-                    cmd[cmd.index("2")] = str(a.ranks)
-                    env.update(LD_PRELOAD=f"{library_path(flavour)}:{env.get('LD_PRELOAD', '')}".rstrip(":"),
-                               SCALEWISE_LOGFILE=str(log), SCALEWISE_TRACE="1", SCALEWISE_TRACEFILE=str(trace),
-                               SCALEWISE_QUIET="1")
-                    subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=600)
+                    _, trace = traced(flavour, app, a.size, {}, Path(tmp) / f"{app}-{flavour}-shm{k}")
+                    log, _ = traced(flavour, app, a.size, TCP_LOOPBACK[flavour], Path(tmp) / f"{app}-{flavour}-tcp{k}")
                     w = compare(replay(read_trace(trace), [net], library=flavour), read_profile(log))
-                    e = errors(w).iloc[0]
-                    rows.append((w.summary, e))
-                med = sorted(rows, key=lambda r: abs(r[1]["wall_error"]))[len(rows) // 2]
-                s, e = med
-                m, p = s.loc["measured"], s.iloc[1]
-                t.add_row(flavour, app, f"{m['wall_time'] * 1e3:.1f} ms", f"{p['wall_time'] * 1e3:.1f} ms",
-                          f"{e['wall_error'] * 100:+.1f}%", f"{m['mpi_share'] * 100:.1f}%",
-                          f"{p['mpi_share'] * 100:.1f}%", f"{e['mpi_share_points']:+.1f}",
-                          ", ".join(f"{r[1]['wall_error'] * 100:+.1f}%" for r in rows))
-    Console().print(t)
+                    e = against_measured(w).iloc[0]
+                    errs.append(float(e["wall_change"]))
+                    shares.append(float(e["mpi_share_points"]))
+                m, p = w.summary.iloc[0], w.summary.iloc[1]
+                rows.append((flavour, app, m, p, errs, shares))
+                walls += errs
+                print(f"{flavour} {app}: {', '.join(f'{100 * x:+.1f}%' for x in errs)}", flush=True)
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+    print("| MPI | app | measured wall over TCP (last round) | predicted | measured MPI share | predicted "
+          "| wall error, every round | median | MPI share points, every round |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for flavour, app, m, p, errs, shares in rows:
+        print(f"| {flavour} | {app} | {m['wall_time']:.3f} s | {p['wall_time']:.3f} s | {100 * m['mpi_share']:.1f}% "
+              f"| {100 * p['mpi_share']:.1f}% | {', '.join(f'{100 * x:+.1f}%' for x in errs)} "
+              f"| {100 * statistics.median(errs):+.1f}% | {', '.join(f'{x:+.1f}' for x in shares)} |")
+    absolute = [abs(x) for x in walls]
+    print(f"\nall {len(walls)} rounds: median absolute wall error {100 * statistics.median(absolute):.1f}%, "
+          f"within 5%: {sum(x <= 0.05 for x in absolute)}, within 15%: {sum(x <= 0.15 for x in absolute)}, "
+          f"worst {100 * max(walls, key=abs):+.1f}%")
     return 0
 
 

@@ -317,6 +317,7 @@ static int step(engine *e, int32_t r, int64_t ev)
         st->clock += tr->events[ev].compute;
         e->out->compute[r] += tr->events[ev].compute;
         st->call_start = st->clock;
+        st->clock += tr->events[ev].cost;
         int rc = 0;
         if (op == SW_OP_ISEND || op == SW_OP_SEND)
             rc = post_send(e, r, ev);
@@ -348,7 +349,7 @@ static int check(const sw_trace *tr, sw_result *out)
 {
     for (int64_t ev = 0; ev < tr->nevents; ev++) {
         const sw_event *x = &tr->events[ev];
-        int bad = x->op > SW_OP_RECV || x->func < 0 || x->func >= tr->nfuncs;
+        int bad = x->op > SW_OP_RECV || x->func < 0 || x->func >= tr->nfuncs || !(x->cost >= 0) || isinf(x->cost);
         if (x->op == SW_OP_WAITALL) {
             bad |= x->peer < 0 || x->aux < 0 || x->aux + x->peer > tr->nreqs;
             for (int64_t i = 0; !bad && i < x->peer; i++) {
@@ -362,7 +363,7 @@ static int check(const sw_trace *tr, sw_result *out)
         if (!bad)
             continue;
         snprintf(out->error, (size_t)out->error_size,
-                 "event %lld: bad operation, peer, function or request list", (long long)ev);
+                 "event %lld: bad operation, peer, function, cost or request list", (long long)ev);
         return -1;
     }
     return 0;

@@ -47,6 +47,11 @@ typedef struct {
     int32_t comm; /* matching context: user tags and collectives never mix */
     int32_t func; /* index into the caller's function-name table */
     uint8_t op;
+    /* Seconds of the library's own work inside the call before it posts
+     * anything: a collective's measured per-call cost that its point-to-point
+     * decomposition does not pay (scalewise calibrate measures it).  Sits in
+     * the padding after op, so the record stays 48 bytes. */
+    float cost;
 } sw_event;
 
 typedef struct {

@@ -55,18 +55,17 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
     net = load_network(_calibrate("openmpi", tmp_path / "fe.yaml"))
     assert net.eager_limit == 65536  # Open MPI's TCP transport between nodes, not shared memory
     assert net.shaping.rate_gbit_s == 0.1 and net.shaping.bucket_bytes == bucket_bytes(10**8)
+    # the packets' headers and the acknowledgements take a few percent of the shaped rate
+    assert 0.85 <= net.shaping.payload_share < 1.0, net.shaping
     # The model of the link carries 4 MiB at the shaped 100 Mbit/s, not this machine's memory bandwidth.
     n = 4 << 20
     [one_way] = whatif.replay(whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]]), net)
     assert 0.080 <= 8 * n / one_way.wall_time / 1e9 <= 0.105, one_way.wall_time
 
 
-# MPICH only.  Open MPI's dft at 100 Mbit/s takes 1.3 times its prediction: its TCP transport slows
-# down under back-to-back exchanges both ways (docs/benchmarks.md), which the model does not have yet.
-# Open MPI's sem is predicted within 8% in most rounds of the bench, but its computation differed by
-# up to 41% between a round's two runs here, and two of three runs of this test failed (once with the
-# median of 5 rounds at +23% wall): too noisy on this machine for a bound in every test run.
-@pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"])])
+# Open MPI's dft is left out: at 100 Mbit/s its TCP transport slows down under back-to-back
+# exchanges both ways (docs/benchmarks.md), which the model does not have.
+@pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"]), ("openmpi", ["sem"])])
 def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps, tmp_path):
     # Rounds, as bench/whatif_cluster.py: each round records at 1 Gbit/s and measures at 100 Mbit/s
     # within seconds (the link reshaped in place), so a slow spell of this machine (single runs a
@@ -81,10 +80,10 @@ def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps
             cluster_up(2, parse_rate("100mbit"))
             measured, _ = _traced_run(mpi, app, tmp_path / f"fe{k}")
             done = _sw("whatif", str(trace), "--network", str(net), "--mpi", mpi, "--measured", str(measured), "--json")
-            errors[app].append(json.loads(done.stdout)["errors"][0])
+            errors[app].append(json.loads(done.stdout)["vs_measured"][0])
     misses = []
     for app, rounds in errors.items():
-        wall = statistics.median(e["wall_error"] for e in rounds)
+        wall = statistics.median(e["wall_change"] for e in rounds)
         share = statistics.median(e["mpi_share_points"] for e in rounds)
         detail = (f"{mpi} {app}: recorded at 1 Gbit/s, predicted for 100 Mbit/s: median wall error {wall:+.1%}, "
                   f"MPI share {share:+.1f} points (rounds: {rounds})")

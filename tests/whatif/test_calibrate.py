@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from scalewise import whatif
-from scalewise.whatif.calibrate import SIZES, fit
+from scalewise.whatif.calibrate import SIZES, calibration_doubts, fit, payload_share
+from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
 SCALEWISE = Path(sys.executable).parent / "scalewise"
@@ -89,7 +90,10 @@ def test_calibrate_writes_a_network_the_replay_accepts(tmp_path):
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     net = whatif.network(str(out))
-    assert net.name == "calibrated" and net.eager_limit == 4096 and len(net.ranges) == len(SIZES) - 1
+    # named after its file; the table shows the measured sizes, fastest and median, not the fit's pieces
+    assert net.name == "here" and net.library == "openmpi"
+    assert net.eager_limit == 4096 and len(net.ranges) == len(SIZES) - 1
+    assert "median/fastest" in res.stdout and "4 MiB" in res.stdout and "network: " in res.stdout
     assert net.ranges[0].overhead_us > 0 and net.shaping is None  # o from the stream of small messages
     trace = whatif.from_calls([[whatif.Call("MPI_Send", peer=1, bytes=1 << 20)],
                                [whatif.Call("MPI_Recv", peer=0, bytes=1 << 20)]])
@@ -106,3 +110,32 @@ def test_bad_options_are_one_line_errors(args, message, tmp_path):
     res = subprocess.run([str(SCALEWISE), "calibrate", *args], capture_output=True, text=True, timeout=60,
                          cwd=tmp_path)
     assert res.returncode == 2 and message in res.stderr
+
+
+def _points(best: dict[int, float], spread: float) -> dict[str, dict[int, float]]:
+    return {"best": best, "median": {s: t * spread for s, t in best.items()}}
+
+
+def test_a_busy_or_off_link_calibration_says_why_it_is_not_trusted():
+    shaping = Shaping(rate_gbit_s=0.1, bucket_bytes=65536)
+    rate = shaping.bytes_per_second * 0.9  # 90% of the configured rate carries payload
+    best = {s: 10e-6 + max(s - 0.9 * 65536, 0) / rate for s in SIZES}
+    assert payload_share(best, shaping) == pytest.approx(0.9, rel=1e-6)
+    assert calibration_doubts(_points(best, 1.2), shaping.model_copy(update={"payload_share": 0.9})) == ()
+    [busy] = calibration_doubts(_points(best, 70), None)
+    assert "busy" in busy and "70 times" in busy
+    [slow] = calibration_doubts(_points(best, 1.0), shaping.model_copy(update={"payload_share": 0.5}))
+    assert "50% of the link's configured 0.1 Gbit/s" in slow
+
+
+def test_a_shaped_link_charges_its_headers_to_the_bucket():
+    # 0.95 of 100 Mbit/s is payload: 4 MiB beyond the bucket leaves at 95 Mbit/s, not 100
+    shaping = Shaping(rate_gbit_s=0.1, bucket_bytes=65536, payload_share=0.95)
+    net = fit({s: 10e-6 for s in SIZES}, 65536, "fe", "", shaping, 0.0)
+    n = 4 << 20
+    [one_way] = whatif.replay(whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]]), net)
+    assert (n - 0.95 * 65536) / one_way.wall_time == pytest.approx(0.95 * 12.5e6, rel=0.01)
+    ideal = shaping.model_copy(update={"payload_share": 1.0})
+    [pure] = whatif.replay(whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]]),
+                           net.model_copy(update={"shaping": ideal}))
+    assert one_way.wall_time / pure.wall_time == pytest.approx(1 / 0.95, rel=0.01)

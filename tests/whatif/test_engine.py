@@ -179,5 +179,5 @@ def test_engine_rejects_a_request_list_that_points_at_no_request():
     streams.events = streams.events.copy()
     streams.events["op"][1] = engine.OP_WAITALL  # rank 1 now waits on a list it does not have
     streams.events["peer"][1] = 1
-    with pytest.raises(ScalewiseError, match="event 1: bad operation, peer, function or request list"):
+    with pytest.raises(ScalewiseError, match="event 1: bad operation, peer, function, cost or request list"):
         engine.run(streams, whatif.network("ideal"))

@@ -75,3 +75,15 @@ def test_two_traces_or_no_log_are_named(run_dir):
     assert res.returncode == 2 and res.stderr.strip() == (
         f"scalewise: error: {run_dir / 'other.swtrace'}: no job log other.swlog beside it "
         "(scalewise run --trace writes both)")
+
+
+def test_a_job_log_stands_for_the_trace_beside_it_and_names_the_library(run_dir):
+    log = run_dir / "job.swlog"
+    pop = scalewise("pop", log, "--json")
+    assert pop.returncode == 0, pop.stderr
+    assert json.loads(pop.stdout)["trace"] == str(run_dir / "job.swtrace")
+    res = scalewise("whatif", log, "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    # the run's own library (its log says MPICH), not Open MPI's collectives
+    assert out["library"] == "mpich" and out["measured"] == str(log) and out["trace"] == str(run_dir / "job.swtrace")

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from scalewise import whatif
+from scalewise.logfile.layout import MAGIC as LOG_MAGIC
+from scalewise.whatif.calibrate import write_network
 from scalewise.whatif.trace import Call as C
 
 SCALEWISE = Path(sys.executable).parent / "scalewise"
@@ -75,4 +77,40 @@ def test_a_log_instead_of_a_trace_is_named(tmp_path):
     bad.write_bytes(b"SWLOG\0\0\0" + bytes(40))
     res = scalewise("whatif", bad)
     assert res.returncode == 2
-    assert res.stderr.strip() == f"scalewise: error: {bad}: not a scalewise trace (bad magic)"
+    assert res.stderr.strip() == (f"scalewise: error: {bad}: a job log with no trace job.swtrace beside it "
+                                  "(record with scalewise run --trace)")
+    renamed = tmp_path / "other.swtrace"
+    renamed.write_bytes(LOG_MAGIC + bytes(40))
+    res = scalewise("whatif", renamed)
+    assert res.returncode == 2
+    assert res.stderr.strip() == (f"scalewise: error: {renamed}: a scalewise job log, not a trace; "
+                                  "record a trace with scalewise run --trace")
+
+
+def test_a_run_directory_is_read_like_its_trace(planted):
+    by_file = json.loads(scalewise("whatif", planted, "--json").stdout)
+    res = scalewise("whatif", planted.parent, "--json")
+    assert res.returncode == 0, res.stderr
+    by_dir = json.loads(res.stdout)
+    assert by_dir["summary"] == by_file["summary"] and by_dir["library"] == "openmpi"  # no log: Open MPI's
+
+
+def test_two_networks_of_one_name_are_an_error_naming_both(planted, tmp_path):
+    for k in ("a", "b"):
+        write_network(whatif.presets()["gige"].model_copy(update={"name": "lab"}), tmp_path / f"{k}.yaml")
+    res = scalewise("whatif", planted, "--network", f"{tmp_path / 'a.yaml'},{tmp_path / 'b.yaml'}")
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1
+    assert f"{tmp_path / 'a.yaml'} and {tmp_path / 'b.yaml'} are both named 'lab'" in res.stderr
+
+
+def test_an_unknown_network_gets_the_nearest_preset(planted):
+    res = scalewise("whatif", planted, "--network", "edr")
+    assert res.returncode == 2 and "unknown network 'edr' (did you mean 'edr-ib'?" in res.stderr
+
+
+def test_the_comparison_refuses_two_sources_of_one_name(planted):
+    from scalewise.errors import ScalewiseError
+    from scalewise.whatif.compare import compare
+
+    with pytest.raises(ScalewiseError, match="two sources named 'gige'"):
+        compare(whatif.replay(whatif.read_trace(planted), ["gige", "gige"]))

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import click
 
-from scalewise.cluster.emulated import Cluster, require_cluster
+from scalewise.cluster.emulated import require_cluster
 from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import bucket_bytes, rate_text
+from scalewise.cluster.links import link_shaping
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, calibrated_network, rest_for, write_network
-from scalewise.whatif.collbench import (COLLECTIVES, SIZES, measure_collectives, parse_collectives, parse_sizes,
-                                        with_collectives)
+from scalewise.whatif.calibrate import EAGER, STATISTICS, write_network
+from scalewise.whatif.collbench import COLLECTIVES, SIZES, calibrate_with_collectives, parse_collectives, parse_sizes
 from scalewise.whatif.network import Shaping
 
 
@@ -27,19 +26,20 @@ from scalewise.whatif.network import Shaping
               "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
 @click.option("--reps", default=50, show_default=True, type=click.IntRange(1),
               help="Round trips per size, and repetitions of each timed collective.")
-@click.option("--statistic", type=click.Choice(STATISTICS), default="median", show_default=True,
-              help="Half round trip fitted per size: the median, or the fastest (on a machine shared with other jobs).")
+@click.option("--statistic", type=click.Choice(STATISTICS), default="best", show_default=True,
+              help="Half round trip fitted per size: the fastest (robust to other jobs on the machine), or the "
+                   "median (on a quiet, dedicated machine).  Both are shown.")
 @click.option("--collectives", "colls", default=",".join(COLLECTIVES), show_default=True,
               help="Collectives to time after the ping-pong and set beside their replay, or none.")
 @click.option("--coll-sizes", default=",".join(map(str, SIZES)), show_default=True,
               help="Sizes of the timed collectives, bytes (multiples of 8; Alltoall: the block per rank).")
 @click.option("--ranks", default=2, show_default=True, type=click.IntRange(2),
               help="Ranks for the collectives, on this host only (the ping-pong always uses 2).")
-@click.option("--name", default="calibrated", show_default=True, help="Network name in the file.")
+@click.option("--name", help="Network name in the file [default: the file's name without .yaml].")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
 def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int,
-              statistic: str, colls: str, coll_sizes: str, ranks: int, name: str, output: Path) -> None:
+              statistic: str, colls: str, coll_sizes: str, ranks: int, name: str | None, output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts;
     then a few collectives timed and set beside their replay on that network."""
     host_list = [h.strip() for h in hosts.split(",")] if hosts else None
@@ -56,31 +56,31 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
     if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
-        shaping = cluster_shaping(c)
+        shaping = Shaping(**link_shaping(c.rate_bits))
     limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
-    net = calibrated_network(flavour, limit, name,
-                             f"measured with scalewise calibrate, {flavour}, {where}, {statistic} half round trips",
-                             hosts=host_list, launcher=launcher, shaping=shaping, reps=reps, statistic=statistic)
-    if names:
-        timings = measure_collectives(flavour, names, sizes, reps, host_list, ranks, launcher, rest_for(shaping))
-        net = with_collectives(net, flavour, timings, statistic)
+    cal = calibrate_with_collectives(
+        flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
+        f"{statistic} half round trips", hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
+        statistic=statistic, names=names, sizes=sizes, ranks=ranks)
+    net = cal.network
     write_network(net, output)
-    for r in net.ranges:
-        click.echo(f"  up to {r.upto:g} B: L {r.latency_us:.2f} us, o {r.overhead_us:.2f} us, "
-                   f"{r.bandwidth_gbit_s:.3g} Gbit/s")
-    if shaping:
-        click.echo(f"  shaped: {shaping.bucket_bytes} B bucket at {shaping.rate_gbit_s:g} Gbit/s ({shaping.source})")
+    _print_points(cal, statistic)
     if net.collectives:
         _print_collectives(net, flavour, statistic)
-    click.echo(f"network: {output}")
+    for doubt in cal.doubts:
+        click.echo(f"warning: calibration not trustworthy: {doubt}", err=True)
+    click.echo(f"network: {output} (named {net.name})")
 
 
-def cluster_shaping(c: Cluster) -> Shaping:
-    """The token bucket every emulated link is shaped with, as the replay models it."""
-    return Shaping(rate_gbit_s=c.rate_bits / 1e9, bucket_bytes=bucket_bytes(c.rate_bits),
-                   source=f"tc tbf of the emulated links, {rate_text(c.rate_bits)}")
+def _print_points(cal, statistic: str) -> None:
+    from rich.console import Console
 
+    from scalewise.report.whatif.calibration import points_table, shaping_sentence
+
+    Console().print(points_table(cal, statistic))
+    if cal.network.shaping:
+        click.echo(shaping_sentence(cal.network.shaping))
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:

@@ -13,9 +13,16 @@ from scalewise.launch.preload import FLAVOURS
 
 
 def find_trace(source: Path) -> Path:
-    """The trace named, or the one trace in a run directory (``scalewise run --trace -o DIR``)."""
+    """The trace named, the trace beside a job log named, or the one trace in a run directory
+    (``scalewise run --trace -o DIR``)."""
     if not source.exists():
         raise ScalewiseError(f"{source}: no such file or directory")
+    if source.is_file() and source.suffix == ".swlog":
+        beside = source.with_suffix(".swtrace")
+        if not beside.is_file():
+            raise ScalewiseError(f"{source}: a job log with no trace {beside.name} beside it "
+                                 "(record with scalewise run --trace)")
+        return beside
     if source.is_file():
         return source
     traces = sorted(source.glob("*.swtrace"))

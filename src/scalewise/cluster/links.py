@@ -71,3 +71,10 @@ def tbf_args(bits: int) -> list[str]:
 # and unshaped ones 27-50 Gbit/s between two ranks; beyond this
 # a configured rate is not what the link delivers.
 SUSTAINED_BITS = 10_000_000_000
+
+
+def link_shaping(bits: int) -> dict[str, object]:
+    """The token bucket every emulated link of ``bits`` per second is shaped with, as the what-if
+    replay's ``Shaping`` takes it (``Shaping(**link_shaping(bits))``)."""
+    return {"rate_gbit_s": bits / 1e9, "bucket_bytes": bucket_bytes(bits),
+            "source": f"tc tbf of the emulated links, {rate_text(bits)}"}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from scalewise.whatif import engine
 from scalewise.whatif.network import Network, network
+from scalewise.whatif.percall import call_costs
 from scalewise.whatif.streams import build_streams
 from scalewise.whatif.trace import Trace, category
 
@@ -45,6 +46,16 @@ class Prediction:
                 "mpi": float(self.ranks["mpi"].sum())}
 
 
+def _with_costs(streams: engine.Streams, net: Network, library: str) -> engine.Streams:
+    """``streams`` with ``net``'s measured per-call cost of collectives on each call's first event."""
+    cost = call_costs(net, library, streams.functions, streams.collective_calls)
+    if not cost.any():
+        return streams
+    events = streams.events.copy()
+    events["cost"][streams.collective_calls["row"]] = cost
+    return replace(streams, events=events)
+
+
 def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi") -> list[Prediction]:
     """Predict ``trace`` on each network (a preset name, a .yaml path or a Network)."""
     if isinstance(networks, (str, Network)):
@@ -53,7 +64,7 @@ def replay(trace: Trace, networks: str | Network | list[str | Network], library:
     out = []
     for net in networks:
         model = net if isinstance(net, Network) else network(net)
-        res = engine.run(streams, model)
+        res = engine.run(_with_costs(streams, model, library), model)
         functions = pd.DataFrame(res.func_time, columns=list(streams.functions))
         functions.index.name = "rank"
         ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,

@@ -5,8 +5,8 @@ on the network just fitted, and keep both in the network file.
 The replay costs a collective as the point-to-point messages of the algorithm
 the library picks (collectives/); a measured collective beside its prediction
 shows how far that decomposition is from the library's real run on this
-network.  The comparison is reported, not fed back into the replay
-(docs/decisions.md says why).
+network.  What the library spends beyond the replay of its decomposition is
+charged to each such call of a replay with the same library (percall.py).
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN, root_env
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.api import replay
-from scalewise.whatif.calibrate import Launcher, launch, pause_args, run_proxy
+from scalewise.whatif.calibrate import Calibration, Launcher, calibrate_link, launch, pause_args, rest_for, run_proxy
 from scalewise.whatif.collectives import schedule
-from scalewise.whatif.network import MeasuredCollective, Network
+from scalewise.whatif.network import MeasuredCollective, Network, Shaping
 from scalewise.whatif.trace import Call, from_calls
 
 # collbench's names for the collectives it times, and the MPI functions they are.
@@ -132,3 +132,19 @@ def with_collectives(net: Network, library: str, timings: list[Timing], statisti
 def off_bound(net: Network, bound: float = BOUND) -> list[MeasuredCollective]:
     """The collectives whose prediction is further than ``bound`` from their measurement."""
     return [c for c in net.collectives or [] if abs(c.error) > bound]
+
+
+def calibrate_with_collectives(flavour: str, eager_limit: int, name: str, description: str, *,
+                               hosts: list[str] | None = None, launcher: Launcher | None = None,
+                               shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
+                               names: tuple[str, ...] = tuple(COLLECTIVES), sizes: tuple[int, ...] = SIZES,
+                               ranks: int = 2) -> Calibration:
+    """`scalewise calibrate` whole: the point-to-point calibration (calibrate_link), then ``names``
+    timed at ``sizes`` on the same ranks and kept beside their replay in the network."""
+    cal = calibrate_link(flavour, eager_limit, name, description, hosts=hosts, launcher=launcher,
+                         shaping=shaping, reps=reps, statistic=statistic)
+    net = cal.network.model_copy(update={"library": flavour})
+    if names:
+        timings = measure_collectives(flavour, names, sizes, reps, hosts, ranks, launcher, rest_for(net.shaping))
+        net = with_collectives(net, flavour, timings, statistic)
+    return replace(cal, network=net)

@@ -5,7 +5,7 @@ mirror runtime/replay/replay.h field for field."""
 from __future__ import annotations
 
 import ctypes as C
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -38,8 +38,10 @@ class _Result(C.Structure):
 
 # struct sw_event: one record per event, fields side by side (C alignment).
 EVENT = np.dtype([("bytes", np.int64), ("compute", np.float64), ("aux", np.int64), ("peer", np.int32),
-                  ("tag", np.int32), ("comm", np.int32), ("func", np.int32), ("op", np.uint8)], align=True)
+                  ("tag", np.int32), ("comm", np.int32), ("func", np.int32), ("op", np.uint8), ("cost", np.float32)],
+                 align=True)
 assert EVENT.itemsize == 48
+CALL = np.dtype([("row", np.int64), ("func", np.int32), ("bytes", np.int64), ("ranks", np.int32)])
 
 
 @dataclass
@@ -52,6 +54,9 @@ class Streams:
     events: np.ndarray
     reqs: np.ndarray
     functions: list[str]
+    # One row per collective call: the row of its first event, its function, bytes and communicator size
+    # (where a network's measured per-call cost goes, api.replay).
+    collective_calls: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=CALL))
 
     @property
     def nranks(self) -> int:
@@ -98,7 +103,7 @@ def run(streams: Streams, net: Network) -> EngineResult:
     }
     shaped = net.shaping
     c_net = _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
-                     float(shaped.bucket_bytes) if shaped else 0.0, shaped.bytes_per_second if shaped else 0.0)
+                     shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0)
     nranks, nfuncs = streams.nranks, max(1, len(streams.functions))
     c_trace = _Trace(nranks, streams.nevents, nfuncs, _ptr(rank_start), _ptr(events), _ptr(reqs), len(reqs))
     finish, compute = np.zeros(nranks), np.zeros(nranks)

@@ -4,6 +4,7 @@ sources)."""
 
 from __future__ import annotations
 
+import difflib
 import math
 from functools import cache
 from importlib import resources
@@ -40,16 +41,31 @@ class Shaping(BaseModel):
     model_config = ConfigDict(extra="forbid")
     rate_gbit_s: float = Field(gt=0, description="the rate the bucket refills at")
     bucket_bytes: int = Field(ge=0, description="credit a rested link holds")
+    payload_share: float = Field(1.0, gt=0, le=1, description="the share of the bucket's bytes that is the "
+                                 "messages' payload (the link also carries the packets' headers and the "
+                                 "acknowledgements); calibrate measures it")
     source: str = Field("", description="where the numbers come from")
 
     @property
     def bytes_per_second(self) -> float:
+        """The configured rate, in bytes on the wire per second."""
         return self.rate_gbit_s * 1e9 / 8
+
+    @property
+    def payload_per_second(self) -> float:
+        """Bytes of messages per second the limit lets through."""
+        return self.bytes_per_second * self.payload_share
+
+    @property
+    def payload_bucket(self) -> float:
+        """Bytes of messages a rested bucket lets through at once."""
+        return self.bucket_bytes * self.payload_share
 
 
 class MeasuredCollective(BaseModel):
-    """One collective `scalewise calibrate` timed, beside what the replay predicts for it on the
-    file's ranges.  A record only: the replay never reads it (docs/decisions.md)."""
+    """One collective `scalewise calibrate` timed, beside what the replay of its point-to-point
+    decomposition predicts for it on the file's ranges.  The replay charges the difference to each
+    such call as the library's own per-call cost (whatif/percall.py)."""
 
     model_config = ConfigDict(extra="forbid")
     name: str = Field(description="the MPI function, e.g. MPI_Allreduce")
@@ -78,10 +94,13 @@ class Network(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     description: str = ""
+    library: str = Field("", description="the MPI library calibrate measured with (its collectives' costs apply "
+                                         "to that library's replay only); empty in presets")
     eager_limit: int = Field(ge=0, description="messages of at most this many bytes go eagerly")
     ranges: list[SizeRange] = Field(min_length=1)
     shaping: Shaping | None = None
     collectives: list[MeasuredCollective] | None = None
+    doubts: list[str] | None = Field(None, description="why calibrate found the measurement not trustworthy")
 
     @model_validator(mode="after")
     def _ranges_ascend(self) -> Network:
@@ -141,5 +160,7 @@ def network(name_or_path: str | Path) -> Network:
         return presets()[str(name_or_path)]
     if Path(name_or_path).suffix in (".yaml", ".yml"):
         return load_network(name_or_path)
-    raise ScalewiseError(f"unknown network '{name_or_path}' (presets: {', '.join(presets())}; "
+    close = difflib.get_close_matches(str(name_or_path), list(presets()), n=1, cutoff=0.5)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    raise ScalewiseError(f"unknown network '{name_or_path}' ({hint}presets: {', '.join(presets())}; "
                          "or a .yaml parameter file)")

@@ -60,6 +60,7 @@ class StreamBuilder:
         self.trace, self.library = trace, library
         self.blocks: dict[tuple, _Block] = {}
         self.vector_sizes = self._vector_sizes()
+        self.calls: list[np.ndarray] = []  # collective calls, engine.CALL rows
 
     def _vector_sizes(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
         """(comm, func, instance) -> every member's bytes, for v-collectives,
@@ -129,6 +130,13 @@ class StreamBuilder:
             out[name][at] = c[name][simple]
         out["func"][start[:-1]] = c["func"]
         out["compute"][start[:-1]] = c["compute"]
+        calls = np.zeros(len(coll_rows), dtype=E.CALL)
+        calls["row"] = base + start[coll_rows]
+        calls["func"] = c["func"][coll_rows]
+        calls["bytes"] = c["bytes"][coll_rows]
+        comms, which = np.unique(c["comm"][coll_rows], return_inverse=True)
+        calls["ranks"] = np.array([len(self.trace.members(int(m))) for m in comms], dtype=np.int32)[which]
+        self.calls.append(calls)
         reqs = self._wait_requests(rank, ev, kind, start, base, reqs_base, out)
         extra = [reqs]
         offset = reqs_base + len(reqs)
@@ -184,7 +192,8 @@ class StreamBuilder:
             starts.append(starts[-1] + len(out["op"]))
         events = np.concatenate(cols) if cols else np.zeros(0, dtype=E.EVENT)
         return E.Streams(np.array(starts, dtype=np.int64), events,
-                         np.concatenate(reqs) if reqs else np.zeros(0, dtype=np.int64), self.trace.functions)
+                         np.concatenate(reqs) if reqs else np.zeros(0, dtype=np.int64), self.trace.functions,
+                         np.concatenate(self.calls) if self.calls else np.zeros(0, dtype=E.CALL))
 
 
 def build_streams(trace: Trace, library: str = "openmpi") -> E.Streams:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from scalewise.errors import ScalewiseError
+from scalewise.logfile.layout import MAGIC as LOG_MAGIC
 from scalewise.whatif import varint
 from scalewise.whatif.trace import COLUMNS, RankEvents, Trace
 
@@ -115,6 +116,11 @@ def read_trace(path: str | Path) -> Trace:
     except OSError as err:
         raise ScalewiseError(f"{path}: cannot read: {err.strerror}") from None
     where = str(path)
+    if data[:len(LOG_MAGIC)] == LOG_MAGIC:
+        beside = path.with_suffix(".swtrace")
+        found = beside != path and beside.is_file()
+        hint = f"its trace is {beside}" if found else "record a trace with scalewise run --trace"
+        raise ScalewiseError(f"{where}: a scalewise job log, not a trace; {hint}")
     if len(data) < _HEADER.size or data[:8] != MAGIC:
         raise ScalewiseError(f"{where}: not a scalewise trace (bad magic)")
     _, version, flags, nranks, nfuncs, ncomms = _HEADER.unpack_from(data)

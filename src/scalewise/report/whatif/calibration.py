@@ -1,5 +1,6 @@
-"""What `scalewise calibrate` prints after the fit: each measured collective
-beside the replay's prediction on the fitted network, and the ones beyond the bound."""
+"""What `scalewise calibrate` prints after the fit: the measured half round trips
+beside the fitted model's, each measured collective beside the replay's
+prediction on the fitted network, and the ones beyond the bound."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from rich.table import Table
 
 from scalewise.formatting import human_bytes, seconds
 from scalewise.whatif.collbench import BOUND, off_bound
-from scalewise.whatif.network import MeasuredCollective, Network
+from scalewise.whatif.calibrate import Calibration
+from scalewise.whatif.network import MeasuredCollective, Network, Shaping
 
 
 def _short(algorithm: str) -> str:
@@ -44,3 +46,36 @@ def bound_sentence(net: Network) -> str:
         return f"every collective's prediction is within {BOUND:.0%} of its measurement"
     named = ", ".join(f"{_label(c)} ({c.error * 100:+.0f}%)" for c in off)
     return f"off by more than {BOUND:.0%}: {named}"
+
+
+def _one_way(net: Network, nbytes: int) -> float:
+    """The replay of one message of ``nbytes`` from rank 0 to rank 1 on a rested link: the model's half round trip."""
+    from scalewise.whatif.api import replay
+    from scalewise.whatif.trace import Call, from_calls
+
+    [p] = replay(from_calls([[Call("MPI_Send", 1, nbytes)], [Call("MPI_Recv", 0, nbytes)]]), net)
+    return p.wall_time
+
+
+def points_table(cal: Calibration, statistic: str) -> Table:
+    """What the ping-pong measured at each size (the fastest and the median half round trip, their
+    spread) beside what the fitted network gives there: measured points, not the fit's pieces."""
+    best, median = cal.points["best"], cal.points["median"]
+    t = Table(title=f"{cal.network.name}: half round trips measured (fitted: {statistic}; "
+                    f"o {cal.overhead * 1e6:.2f} us per message)", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
+              pad_edge=False)
+    for k in ("size", "fastest", "median", "median/fastest", "model", "payload rate"):
+        t.add_column(k, justify="right")
+    for size in sorted(best):
+        chosen = cal.points[statistic][size]
+        rate = f"{8 * size / chosen / 1e9:.3g} Gbit/s" if size >= 1024 and chosen > 0 else ""
+        t.add_row(human_bytes(size), seconds(best[size]), seconds(median[size]),
+                  f"{median[size] / best[size]:.2f}" if best[size] > 0 else "", seconds(_one_way(cal.network, size)),
+                  rate)
+    return t
+
+
+def shaping_sentence(s: Shaping) -> str:
+    """The shaped link as the replay models it, in one line."""
+    return (f"shaped: {s.bucket_bytes} B bucket at {s.rate_gbit_s:g} Gbit/s ({s.source}); large messages "
+            f"measured at {s.payload_share:.1%} of it as payload ({s.rate_gbit_s * s.payload_share * 1e3:.0f} Mbit/s)")

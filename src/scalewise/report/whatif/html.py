@@ -11,11 +11,11 @@ from scalewise.formatting import pct, seconds
 from scalewise.report.figure import draw_figures
 from scalewise.report.page import figures_by_section, render, write_page
 from scalewise.report.whatif.registry import FIGURES, SECTIONS
-from scalewise.whatif.compare import WhatIf, errors
+from scalewise.whatif.compare import WhatIf, against_measured
 
 
 def summary_rows(w: WhatIf) -> list[dict[str, str]]:
-    err = errors(w)
+    err = against_measured(w)
     rows = []
     for source, r in w.summary.iterrows():
         e = err.loc[source] if source in err.index else None
@@ -23,7 +23,7 @@ def summary_rows(w: WhatIf) -> list[dict[str, str]]:
                      "jobs/day": "∞" if r["jobs_per_day"] == float("inf") else f"{r['jobs_per_day']:,.0f}",
                      "MPI share": pct(r["mpi_share"] * 100), "compute (all ranks)": seconds(r["compute"]),
                      "MPI (all ranks)": seconds(r["mpi"]),
-                     "wall vs measured": "" if e is None else f"{e['wall_error'] * 100:+.1f}%",
+                     "wall change vs measured": "" if e is None else f"{e['wall_change'] * 100:+.1f}%",
                      "MPI share vs measured": "" if e is None else f"{e['mpi_share_points']:+.1f} pts"})
     return rows
 

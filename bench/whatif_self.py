@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""What-if self-replay on the emulated cluster: each proxy run traced with one rank on each of 2
+emulated nodes, then its own trace replayed on its own link's calibration (`scalewise calibrate
+--cluster`: ranges, shaping with the measured payload share, collectives with their per-call
+cost), so the computation is the run's own and only the network model is tested.  Every round's
+error is printed, then a summary over all rounds.  Root; holds the cluster lock.
+
+usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+from whatif_priority import ahead_of_others  # noqa: E402
+from scalewise.cluster import cluster_down  # noqa: E402
+from scalewise.cluster.emulated import cluster_up  # noqa: E402
+from scalewise.cluster.launching import pair_launcher  # noqa: E402
+from scalewise.cluster.links import link_shaping, parse_rate, rate_text  # noqa: E402
+from scalewise.cluster.lock import cluster_lock  # noqa: E402
+from scalewise.launch.profiled import run_profiled  # noqa: E402
+from scalewise.logfile.reader import read_profile  # noqa: E402
+from scalewise.whatif import read_trace, replay  # noqa: E402
+from scalewise.whatif.calibrate import EAGER  # noqa: E402
+from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
+from scalewise.whatif.compare import against_measured, compare  # noqa: E402
+from scalewise.whatif.network import Shaping  # noqa: E402
+
+ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], "ocean": ["--size", "small"],
+        "amr": ["--size", "small"]}
+
+
+def traced(flavour: str, line: tuple[list[str], dict[str, str]], out: Path) -> tuple[Path, Path]:
+    with open(os.devnull, "w") as quiet:
+        job = run_profiled(line[0], out, flavour, base_env=line[1], job_stdout=quiet.fileno(), trace=True)
+    if job.returncode != 0 or len(job.logs) != 1 or len(job.traces) != 1:
+        raise SystemExit(f"{' '.join(line[0])}: exit {job.returncode}, logs {job.logs}")
+    return job.logs[0], job.traces[0]
+
+
+def summary(errors: list[float]) -> str:
+    absolute = [abs(e) for e in errors]
+    return (f"{len(errors)} rounds: median absolute error {100 * statistics.median(absolute):.1f}%, "
+            f"within 3%: {sum(a <= 0.03 for a in absolute)}, within 15%: {sum(a <= 0.15 for a in absolute)}, "
+            f"worst {100 * max(errors, key=abs):+.1f}%")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--apps", default="sem,dft", type=lambda s: s.split(","))
+    ap.add_argument("--rates", default="100mbit,1gbit", type=lambda s: s.split(","))
+    ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
+    a = ap.parse_args()
+    ahead_of_others()
+    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
+    rows, everything = [], []
+    with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
+        try:
+            cluster_down()
+            for flavour in a.flavours:
+                for rate in a.rates:
+                    c = cluster_up(2, parse_rate(rate))
+                    on_nodes = pair_launcher(c, flavour, "whatif_self")
+                    cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
+                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes)
+                    s = cal.network.shaping
+                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; doubts {cal.doubts or 'none'}",
+                          flush=True)
+                    for app in a.apps:
+                        errs, shares = [], []
+                        for k in range(a.repeats):
+                            exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
+                            log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
+                            w = compare(replay(read_trace(trace), [cal.network], library=flavour), read_profile(log))
+                            e = against_measured(w).iloc[0]
+                            errs.append(float(e["wall_change"]))
+                            shares.append(float(e["mpi_share_points"]))
+                            measured = float(w.summary.iloc[0]["wall_time"])
+                        rows.append((flavour, app, rate, measured, errs, shares))
+                        everything += errs
+                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)}", flush=True)
+        finally:
+            cluster_down()
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+    print("| MPI | app | link | measured wall (last round) | wall error, every round | median | "
+          "MPI share points, every round |")
+    print("|---|---|---|---|---|---|---|")
+    for flavour, app, rate, measured, errs, shares in rows:
+        print(f"| {flavour} | {app} | {rate_text(parse_rate(rate))} | {measured:.3f} s "
+              f"| {', '.join(f'{100 * x:+.1f}%' for x in errs)} | {100 * statistics.median(errs):+.1f}% "
+              f"| {', '.join(f'{x:+.1f}' for x in shares)} |")
+    print(f"\nall {summary(everything)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
