@@ -84,7 +84,7 @@ def controlled(comparisons, scalability, axis: str, include_oversubscribed: bool
         tested = (s["efficiency_p"].notna() & (s["n"] >= MIN_REPS) & (s[axis] != s["base_scale"])
                   & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)).to_numpy(dtype=bool)
         if not include_oversubscribed:
-            tested &= ~s["oversubscribed"].astype(bool).to_numpy()
+            tested = tested & ~s["oversubscribed"].astype(bool).to_numpy()
     p = np.concatenate([comparisons["p"].to_numpy(dtype=float), s["efficiency_p"].to_numpy(dtype=float)])
     stand = noise.control(p, np.concatenate([decided, tested]))
     n = len(comparisons)

@@ -162,7 +162,8 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, m
                 v = noise.efficiency(row["values"], b["values"], ideal, hib)
                 row |= {"base_scale": b[scale.axis], "base_median": b["median"], "speedup": speedup, "ideal": ideal,
                         "efficiency": speedup / ideal, "efficiency_lo": v.lo, "efficiency_hi": v.hi,
-                        "efficiency_level": v.level, "efficiency_p": v.p,
+                        "efficiency_level": v.level,
+                        "efficiency_p": v.p if v.rule == stats.EXACT else np.nan,
                         # before the report's multiplicity control (noise.control); the base against itself is no test
                         "efficiency_decided": v.claimed and row[scale.axis] != b[scale.axis],
                         "base_run_ids": b["run_ids"], "base_missing": False,
