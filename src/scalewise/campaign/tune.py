@@ -5,10 +5,10 @@ where (the profiled command, or the largest profiled run of a study) and the
 targets (``analysis/run/dominant.py``); :func:`plan_study` turns the targets
 into an ordinary study file (one parameter set per algorithm or threshold,
 each changing one thing from the default) cut to fit the time budget; the
-campaign runner runs it; :func:`winners` reads the B3 table
-(``analysis/study/tuning.py``) for screening's pick per target;
-:func:`confirmation_study` and :func:`held_out_study` are the fresh rounds
-that decide (``campaign/tune_run.py``), and :func:`settings_file` writes the
+campaign runner runs it; ``analysis/study/tuning.py`` reads its B3 table
+for screening's pick per target; :func:`confirmation_study` and
+:func:`held_out_study` are the fresh rounds that decide
+(``campaign/tune_run.py``), and :func:`settings_file` writes the
 chosen set for the library to read.
 """
 
@@ -18,12 +18,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 import yaml
 
 from scalewise.analysis.run.dominant import Target, dominant_targets
 from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
-from scalewise.analysis.study.tuning import DEFAULT, screen
+from scalewise.analysis.study.tuning import DEFAULT
 from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MPI_LIBRARIES, MpiSettings
 from scalewise.campaign.results import locate_results, read_results
 from scalewise.campaign.tune_choices import candidate_sets
@@ -220,11 +219,6 @@ def held_out_study(study: dict, confirm: dict, chosen: str, repetitions: int) ->
     reported (the confirmation's own is biased upward by choosing the best of several)."""
     sets = {chosen: confirm["parameter_sets"][chosen]}
     return _fresh(study, "held-out", "Held-out round of the chosen set on fresh runs: ", sets, repetitions, 2)
-
-
-def winners(tuning: pd.DataFrame, targets: dict[str, dict]) -> dict[str, pd.Series | None]:
-    """Per target, screening's pick (the best median gain of at least 5%; a selection, not a verdict)."""
-    return {target: screen(tuning, list(sets)) for target, sets in targets.items()}
 
 
 def settings_file(mpi: str, settings: MpiSettings | None, note: str) -> str:

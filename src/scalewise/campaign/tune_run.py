@@ -25,13 +25,13 @@ from pathlib import Path
 import pandas as pd
 
 from scalewise.analysis.study.scaling import config_keys, performance
-from scalewise.analysis.study.tuning import confirm, held_out, tuning_table
+from scalewise.analysis.study.tuning import procedure, tuning_table
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.results import read_results
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 from scalewise.campaign.tune import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
-                                     confirmation_study, held_out_study, settings_file, winners, write_study)
+                                     confirmation_study, held_out_study, settings_file, write_study)
 
 STUDY_FILE = "tune.yaml"
 CONFIRM_FILE = "confirm.yaml"
@@ -70,30 +70,33 @@ def run_tuning(source: TuneSource, plan: TunePlan, outdir: Path, reporter: Repor
               "with `scalewise study run FILE`; `scalewise study report FILE` draws B3 from it.")
     study_path = outdir / STUDY_FILE
     tuning, failed = _run(study_path, plan.study, header, reporter)
-    per_target = winners(tuning, plan.sets)
-    picked = [row["params"] for row in per_target.values() if row is not None]
-    confirm_path = held_out_path = None
-    confirmed = passed = held = pd.DataFrame()
-    best = chosen = None
-    if picked:
-        confirm_path = outdir / CONFIRM_FILE
-        confirm_study = confirmation_study(plan.study, picked, max(CONFIRM_REPETITIONS, plan.study["repetitions"]))
-        confirmed, more = _run(confirm_path, confirm_study, header, reporter)
+    paths: dict[str, Path] = {}
+    fresh: dict[str, dict] = {}
+
+    def fresh_round(kind: str, path: Path, study: dict) -> pd.DataFrame:
+        nonlocal failed
+        paths[kind], fresh[kind] = path, study
+        table, more = _run(path, study, header, reporter)
         failed += more
-        passed = confirm(confirmed)
-        if not passed.empty:
-            chosen = str(passed.iloc[0]["params"])
-            held_out_path = outdir / HELD_OUT_FILE
-            study = held_out_study(plan.study, confirm_study, chosen, HELD_OUT_REPETITIONS)
-            held, more = _run(held_out_path, study, header, reporter)
-            failed += more
-            best = held_out(held, chosen)
+        return table
+
+    def confirm_round(picked: list[str]) -> pd.DataFrame:
+        reps = max(CONFIRM_REPETITIONS, plan.study["repetitions"])
+        return fresh_round("confirm", outdir / CONFIRM_FILE, confirmation_study(plan.study, picked, reps))
+
+    def held_out_round(chosen: str) -> pd.DataFrame:
+        study = held_out_study(plan.study, fresh["confirm"], chosen, HELD_OUT_REPETITIONS)
+        return fresh_round("held-out", outdir / HELD_OUT_FILE, study)
+
+    d = procedure(tuning, {t: list(sets) for t, sets in plan.sets.items()}, confirm_round, held_out_round)
+    best, held_out_path = d.best, paths.get("held-out")
+    chosen = None if best is None else str(best["params"])
     settings = load_study(held_out_path).model.parameter_sets[chosen] if best is not None else None
     suffix = "conf" if source.mpi == "openmpi" else "env"
     settings_path = outdir / f"tuned-{source.mpi}.{suffix}"
     settings_path.write_text(settings_file(source.mpi, settings, _note(source, best)))
-    return TuneOutcome(plan, study_path, tuning, per_target, confirm_path, confirmed, passed, held_out_path, held,
-                       best, settings_path, failed)
+    return TuneOutcome(plan, study_path, tuning, d.picks, paths.get("confirm"), d.confirmed, d.passed, held_out_path,
+                       d.held_out, best, settings_path, failed)
 
 
 def interval_text(row: pd.Series) -> str:

@@ -20,6 +20,9 @@ The three stages of `tune` read these tables:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -111,3 +114,33 @@ def best_sets(table: pd.DataFrame, prefix: str | None = None) -> pd.DataFrame:
     if t.empty:
         return t
     return t.sort_values("gain_pct", ascending=False).groupby("group", sort=False).head(1).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the three stages of `tune` decided (tables empty for the stages not reached)."""
+
+    picks: dict[str, pd.Series | None]  # screening's pick per target
+    confirmed: pd.DataFrame  # the confirmation round's table
+    passed: pd.DataFrame  # its sets that pass with Holm's correction, best first
+    held_out: pd.DataFrame  # the held-out round's table
+    best: pd.Series | None  # the chosen set's held-out row when it beats the default again
+
+
+def procedure(screening: pd.DataFrame, targets: dict[str, list[str]],
+              confirm_round: Callable[[list[str]], pd.DataFrame],
+              held_out_round: Callable[[str], pd.DataFrame]) -> Decision:
+    """Screen, confirm, hold out: the whole of `tune`'s decision, given the screening table and a way to run
+    each fresh round (real runs in ``campaign/tune_run.py``, drawn values in ``bench/tune_sim.py``)."""
+    picks = {target: screen(screening, sets) for target, sets in targets.items()}
+    chosen = [str(row["params"]) for row in picks.values() if row is not None]
+    empty = pd.DataFrame(columns=TUNING_COLUMNS)
+    if not chosen:
+        return Decision(picks, empty, empty, empty, None)
+    confirmed = confirm_round(chosen)
+    passed = confirm(confirmed)
+    if passed.empty:
+        return Decision(picks, confirmed, passed, empty, None)
+    name = str(passed.iloc[0]["params"])
+    held = held_out_round(name)
+    return Decision(picks, confirmed, passed, held, held_out(held, name))
