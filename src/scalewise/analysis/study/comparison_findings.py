@@ -130,10 +130,8 @@ def within_noise(a: StudyAnalysis) -> list[Finding]:
 def multiplicity(a: StudyAnalysis) -> list[Finding]:
     """Said once: how many tests the report made and what its claims are held to."""
     decided = _decided(a)
-    s = a.scalability
-    efficiencies = int(s["efficiency_p"].notna().sum() - (s[a.scale.axis] == s["base_scale"]).sum()) \
-        if not s.empty and "efficiency_p" in s else 0
-    tests = len(decided) + max(efficiencies, 0)
+    _, efficiencies = noise.family(a.comparisons, a.scalability, a.scale.axis, a.include_oversubscribed)
+    tests = len(decided) + int(efficiencies.sum())
     if tests == 0:
         return []
     survived = int(decided["claimed"].astype(bool).sum())

@@ -78,13 +78,7 @@ def controlled(comparisons, scalability, axis: str, include_oversubscribed: bool
     Benjamini-Hochberg over all of them stay ``claimed`` /
     ``efficiency_decided``; the rest are "within the noise"."""
     comparisons, s = comparisons.copy(), scalability.copy()
-    decided = (comparisons["rule"] == noise.RULE).to_numpy(dtype=bool)
-    tested = np.zeros(len(s), dtype=bool)
-    if not s.empty:
-        tested = (s["efficiency_p"].notna() & (s["n"] >= MIN_REPS) & (s[axis] != s["base_scale"])
-                  & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)).to_numpy(dtype=bool)
-        if not include_oversubscribed:
-            tested = tested & ~s["oversubscribed"].astype(bool).to_numpy()
+    decided, tested = noise.family(comparisons, s, axis, include_oversubscribed)
     p = np.concatenate([comparisons["p"].to_numpy(dtype=float), s["efficiency_p"].to_numpy(dtype=float)])
     stand = noise.control(p, np.concatenate([decided, tested]))
     n = len(comparisons)

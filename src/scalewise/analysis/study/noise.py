@@ -45,3 +45,18 @@ def control(pvalues, decided) -> np.ndarray:
     out = np.zeros(p.size, dtype=bool)
     out[decided] = stats.benjamini_hochberg(p[decided], FDR)
     return out
+
+
+def family(comparisons: pd.DataFrame, scalability: pd.DataFrame, axis: str,
+           include_oversubscribed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The report's tests: the comparisons the rank test decided, and the scaling efficiencies tested (enough
+    repetitions at both ends, not the base against itself, not oversubscribed unless asked)."""
+    decided = (comparisons["rule"] == RULE).to_numpy(dtype=bool) if not comparisons.empty else np.zeros(0, bool)
+    s = scalability
+    if s.empty:
+        return decided, np.zeros(0, dtype=bool)
+    tested = (s["efficiency_p"].notna() & (s["n"] >= MIN_REPS) & (s[axis] != s["base_scale"])
+              & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)).to_numpy(dtype=bool)
+    if not include_oversubscribed:
+        tested = tested & ~s["oversubscribed"].astype(bool).to_numpy()
+    return decided, tested
