@@ -50,7 +50,8 @@ def main() -> None:
             t0 = time.monotonic()
             r = tune_sim.rates(values, effect, n, seed=int(effect * 10))
             # one-sided 95% upper bound of a binomial rate (exact for zero events: 1 - 0.05^(1/n))
-            upper = 1 - 0.05 ** (1 / n) if r["false"] == 0 else r["false"] + 1.645 * math.sqrt(r["false"] * (1 - r["false"]) / n)
+            f = r["false"]
+            upper = 1 - 0.05 ** (1 / n) if f == 0 else f + 1.645 * math.sqrt(f * (1 - f) / n)
             table.add_row(pool, "equal" if effect == 1.0 else f"{effect:g}x", str(n), f"{r['false']:.2%}",
                           f"{upper:.2%}", "" if effect == 1.0 else f"{r['found']:.1%}",
                           "" if math.isnan(r["gain_pct"]) else f"{r['gain_pct']:+.0f}%",
