@@ -65,8 +65,8 @@ def main() -> None:
     ap.add_argument("--size", default="tiny")
     args = ap.parse_args()
     table = Table(title=f"scalewise tune, --budget {args.budget:g} min, 2-core machine", box=None)
-    for col in ("case", "mpi", "dominant (share of MPI time, size)", "screening winner", "confirmed best",
-                "gain (95% interval)", "runs", "time"):
+    for col in ("case", "mpi", "dominant (share of MPI time, size)", "screening picks", "held-out best",
+                "held-out gain (interval, its level)", "runs", "time"):
         table.add_column(col)
     with tempfile.TemporaryDirectory(prefix="scalewise-bench-tune-") as tmp:
         for i, (label, mpi, ranks, argv) in enumerate(cases(args.cases.split(","), args.mpi.split(","), args.size)):
@@ -78,8 +78,9 @@ def main() -> None:
             screen = ", ".join(v for v in r["screening"].values() if v) or "none"
             best = r["best"]
             gain = ("no setting beats the default beyond noise" if best is None else
-                    f"{best['gain_pct']:+.1f}% ({best['gain_low_pct']:+.1f}% to {best['gain_high_pct']:+.1f}%)")
-            runs = sum(s["n"] for s in r["sets"]) + sum(s["n"] for s in r["confirmed"])
+                    f"{best['gain_pct']:+.1f}% ({best['gain_low_pct']:+.1f}% to {best['gain_high_pct']:+.1f}%, "
+                    f"{best['level']:.0%})")
+            runs = sum(s["n"] for key in ("sets", "confirmed", "held_out") for s in r[key])
             table.add_row(label, mpi, targets, screen, best["params"] if best else "default", gain, str(runs),
                           f"{r['seconds']:.0f} s")
             Console(width=220).print(table.rows and f"done: {label} {mpi}", style="dim")

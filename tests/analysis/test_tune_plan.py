@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from scalewise.analysis.run.dominant import P2P, dominant_targets
 from scalewise.campaign.expand import expand
 from scalewise.campaign.study import load_study
-from scalewise.campaign.tune import TuneSource, confirmation_study, plan_study, settings_file, write_study
+from scalewise.campaign.tune import TuneSource, confirmation_study, held_out_study, plan_study, settings_file, write_study
 from scalewise.campaign.tune_choices import OPENMPI_ALGORITHMS
 from scalewise.cli.main import cli
 from scalewise.errors import ScalewiseError
@@ -72,8 +72,9 @@ def test_mpich_plan_names_the_algorithm_cvars(make_profile):
 
 
 def test_the_budget_cuts_the_least_busy_targets_first_and_refuses_what_cannot_fit(make_profile):
-    # 1 minute at 2 s a run: confirmation reserves (2 + 2) x 4 runs = 32 s; 28 s / 6 s per set = 4 sets, one the default
-    plan = plan_study(_source(make_profile, seconds=2.0), "t", budget_minutes=1)
+    # 84 s at 2 s a run: confirmation reserves (2 + 2) x 5 runs and the held-out round 2 x 5 = 60 s;
+    # 24 s / 6 s per set = 4 sets, one the default
+    plan = plan_study(_source(make_profile, seconds=2.0), "t", budget_minutes=1.4)
     assert plan.study["axes"]["params"] == ["default", "allreduce-1-basic_linear", "allreduce-2-nonoverlapping",
                                             "allreduce-3-recursive_doubling"]
     assert plan.dropped == ["allreduce-4-ring", "allreduce-5-segmented_ring", "allreduce-6-rabenseifner",
@@ -90,6 +91,11 @@ def test_confirmation_runs_the_winners_and_their_combination(make_profile):
                                                        "coll_tuned_allreduce_algorithm": "3",
                                                        "btl_vader_eager_limit": "2048"}}
     assert c["repetitions"] == 4 and c["output"] == "t-confirm.study"
+    assert c["order"] == "shuffled", "fresh runs in a shuffled order within each round"
+    h = held_out_study(plan.study, c, "combined", 5)
+    assert h["axes"]["params"] == ["default", "combined"] and h["parameter_sets"] == {
+        "combined": c["parameter_sets"]["combined"]}
+    assert h["output"] == "t-held-out.study" and h["order"] == "shuffled" and h["seed"] != c["seed"]
 
 
 def test_settings_files_for_each_library():

@@ -30,6 +30,19 @@ def test_full_matrix_with_repetitions_outermost(write_study):
     assert [r.position for r in runs] == list(range(24))
 
 
+def test_shuffled_order_runs_each_round_in_its_own_drawn_order_with_the_same_ids(write_study):
+    plan = _runs(write_study, STUDY)
+    shuffled = _runs(write_study, STUDY + "order: shuffled\nseed: 7\n")
+    key = [(r.mpi, r.transport, r.ranks) for r in plan]
+    mixed = [(r.mpi, r.transport, r.ranks) for r in shuffled]
+    assert [r.repetition for r in shuffled] == [0] * 12 + [1] * 12, "still one full round per repetition"
+    assert sorted(mixed[:12]) == sorted(key[:12]) and sorted(mixed[12:]) == sorted(key[12:])
+    assert mixed[:12] != key[:12] and mixed[:12] != mixed[12:], "each round in its own order"
+    assert {r.run_id for r in shuffled} == {r.run_id for r in plan}, "a run's ID is what it is, not when"
+    assert [r.run_id for r in _runs(write_study, STUDY + "order: shuffled\nseed: 7\n")] == \
+        [r.run_id for r in shuffled], "the same plan every time the study is read"
+
+
 def test_ids_stable_when_axis_values_are_added(write_study):
     before = {(r.mpi, r.transport, r.ranks, r.repetition): r.run_id for r in _runs(write_study, STUDY)}
     grown = STUDY.replace("ranks: [1, 2, 4]", "ranks: [1, 2, 4, 8]").replace("repetitions: 2", "repetitions: 3")

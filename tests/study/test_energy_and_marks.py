@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 from matplotlib.lines import Line2D
-from study_synth import Planted, halo_profile, mpi_race
+from study_synth import FIVE, Planted, halo_profile, mpi_race
 from test_trust import _skewed
 
 import scalewise
 from scalewise.analysis.run.findings import IMBALANCE_MAX_OVER_MEAN
+from scalewise.analysis.study import noise
 from scalewise.analysis.study.findings import analyse_study
 from scalewise.report.study import figures as sf
 from scalewise.report.study.html import render_study_html
@@ -36,7 +37,7 @@ def test_energy_follows_the_figure_of_merit_not_the_launchers_wall(planted):
     assert e.loc["openmpi", "yearly_kwh"] / e.loc["mpich", "yearly_kwh"] == pytest.approx(0.152 / 0.144)
     assert e.loc["mpich", "jobs_per_year"] == e.loc["openmpi", "jobs_per_year"] == pytest.approx(
         365 * 86400 / 0.225), "the job count rests on the fastest configuration's wall"
-    assert not e["saving_claimed"].any() and e.loc["mpich", "saving_rule"] == "bootstrap"
+    assert not e["saving_claimed"].any() and e.loc["mpich", "saving_rule"] == noise.RULE
     assert e.loc["openmpi", "saving_rule"] == "dearest"
 
 
@@ -54,7 +55,7 @@ def test_energy_saving_claimed_where_the_comparison_is(planted):
 
 
 def test_energy_leaves_oversubscribed_runs_out_and_b9_needs_the_power(planted):
-    study = scalewise.open_study(planted(mpi_race(cores=2, slow_elsewhere=1.3)))
+    study = scalewise.open_study(planted(mpi_race(FIVE, cores=2, slow_elsewhere=1.3)))
     a = analyse_study(study, watts_per_node=400.0)
     assert set(a.energy["ranks"]) == {1, 2}, "the 4-rank runs shared 2 cores"
     assert 4 in set(analyse_study(study, watts_per_node=400.0, include_oversubscribed=True).energy["ranks"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from study_synth import Planted, mpi_race
+from study_synth import FIVE, Planted, mpi_race
 
 import scalewise
 from scalewise.analysis.study import scaling
@@ -20,7 +20,7 @@ def _faster(a):
 
 
 def test_twenty_percent_faster_mpi_at_4_ranks_is_claimed_with_its_number(planted):
-    study = scalewise.open_study(planted(mpi_race()))
+    study = scalewise.open_study(planted(mpi_race(FIVE)))
     a = analyse_study(study)
     claims = _faster(a)
     assert len(claims) == 1, [f.text for f in claims]
@@ -30,14 +30,14 @@ def test_twenty_percent_faster_mpi_at_4_ranks_is_claimed_with_its_number(planted
     assert "openmpi is 20.0% faster than mpich at 4 ranks" in f.text
     assert "median 8,640 vs 7,200 jobs/day" in f.text
     four = study.runs[(study.runs["ranks"] == 4)]
-    assert set(f.runs) == set(four["run_id"]) and len(f.runs) == 6
+    assert set(f.runs) == set(four["run_id"]) and len(f.runs) == 10
     merged = [f for f in a.findings if f.kind == "faster"]
     assert len(merged) == 1 and merged[0].numbers["cells"] == 3 and merged[0].numbers["claimed"] == 1
     assert "mpi: openmpi is faster than mpich in 1 of 3 cells compared, by 20.0% (at 4 ranks)" in merged[0].text
 
 
 def test_one_percent_inside_the_noise_is_not_claimed(planted):
-    a = analyse_study(scalewise.open_study(planted(mpi_race())))
+    a = analyse_study(scalewise.open_study(planted(mpi_race(FIVE))))
     small = a.comparisons[a.comparisons["scale"].isin([1, 2])]
     assert len(small) == 2
     assert small["gain_pct"].round(6).tolist() == [1.0, 1.0]
@@ -49,17 +49,17 @@ def test_one_percent_inside_the_noise_is_not_claimed(planted):
 
 def test_the_margin_is_the_scatter_or_five_percent(planted):
     """Repetitions 0.1% apart: 10% is claimed, 1% (below the 5% margin) is not; 3% scatter raises no margin."""
-    a = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.999, 1.0, 1.001), slow_elsewhere=1.10))))
+    a = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.999, 0.9995, 1.0, 1.0005, 1.001), slow_elsewhere=1.10))))
     small = a.comparisons[a.comparisons["scale"].isin([1, 2])]
     assert small["claimed"].all() and small["margin_pct"].tolist() == pytest.approx([5.0, 5.0])
     assert {round(f.numbers["gain_pct"], 6) for f in _faster(a)} == {10.0, 20.0}
-    tight = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.999, 1.0, 1.001)))))
+    tight = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.999, 0.9995, 1.0, 1.0005, 1.001)))))
     assert not tight.comparisons[tight.comparisons["scale"] < 4]["claimed"].any()
     # 20% apart at 4 ranks, but each side's repetitions scatter by a third (interquartile range of jobs/day
-    # 1/1.3, 1, 1/0.7 over their median): the margin is that scatter, and 20% is not claimed.
-    wide = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.7, 1.0, 1.3)))))
+    # 1/1.15 to 1/0.85 over their median): the margin is that scatter, and 20% is not claimed.
+    wide = analyse_study(scalewise.open_study(planted(mpi_race(jitter=(0.7, 0.85, 1.0, 1.15, 1.3)))))
     four = wide.comparisons[wide.comparisons["scale"] == 4].iloc[0]
-    assert four["margin_pct"] == pytest.approx(100 * (1 / 0.7 - 1 / 1.3) / 2) and not four["claimed"]
+    assert four["margin_pct"] == pytest.approx(100 * (1 / 0.85 - 1 / 1.15)) and not four["claimed"]
 
 
 def test_fewer_than_three_repetitions_are_never_claimed_and_the_report_says_what_it_needs(planted):
@@ -72,13 +72,14 @@ def test_fewer_than_three_repetitions_are_never_claimed_and_the_report_says_what
 
 
 def test_noise_intervals_follow_the_documented_rule():
-    lo, hi, rule = scaling.median_interval(np.array([10.0, 12.0]))
+    lo, hi, rule, _ = scaling.median_interval(np.array([10.0, 12.0]))
     assert (lo, hi, rule) == (10.0, 12.0, "range")
-    assert scaling.median_interval(np.array([7.0])) == (7.0, 7.0, "single")
-    values = np.array([9.0, 10.0, 10.5, 11.0, 30.0])
-    lo, hi, rule = scaling.median_interval(values)
-    assert rule == "bootstrap95" and 9.0 <= lo <= 10.5 <= hi <= 30.0
-    assert scaling.median_interval(values) == (lo, hi, rule), "fixed seed: the same interval every time"
+    assert scaling.median_interval(np.array([7.0]))[:3] == (7.0, 7.0, "single")
+    # five runs: the min-max range is the narrowest order-statistics interval, and it covers the median 93.75%
+    assert scaling.median_interval(np.array([9.0, 10.0, 10.5, 11.0, 30.0])) == (9.0, 30.0, "order statistics",
+                                                                               1 - 2 / 32)
+    lo, hi, rule, level = scaling.median_interval(np.arange(10.0))
+    assert (lo, hi) == (1.0, 8.0) and level >= 0.95, "from six runs a true 95% interval exists"
 
 
 def _strong(walls: dict[int, float], **extra) -> list[Planted]:
@@ -163,7 +164,7 @@ def test_profile_across_scale(planted):
 def test_nodes_are_the_scale_when_swept(planted):
     """Nodes 1, 2, 4 with 2 ranks per node: efficiency is per node, the base one node."""
     runs = [Planted(nodes=n, ranks=2 * n, wall=w, repetition=k)
-            for k in range(3) for n, w in ((1, 30.0), (2, 16.0), (4, 10.0))]
+            for k in range(5) for n, w in ((1, 30.0), (2, 16.0), (4, 10.0))]
     a = analyse_study(scalewise.open_study(planted(runs)))
     assert a.scale.axis == "nodes"
     eff = a.scalability.set_index("nodes")["efficiency"]

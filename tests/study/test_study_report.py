@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from chromium_cdp import Chromium
 from click.testing import CliRunner
-from study_synth import Planted, mpi_race
+from study_synth import FIVE, Planted, mpi_race
 
 import scalewise
 from scalewise.analysis.study.findings import analyse_study
@@ -49,11 +49,11 @@ def _open(browser, page, artifacts, name):
 
 
 def test_planted_study_with_failures_renders_every_figure_and_claims(browser, artifacts, planted):
-    runs = mpi_race() + [Planted(mpi="mpich", ranks=8, status="failed", wall=None, reason="exit code 1")]
+    runs = mpi_race(FIVE) + [Planted(mpi="mpich", ranks=8, status="failed", wall=None, reason="exit code 1")]
     db = planted(runs)
     page = artifacts / "planted.html"
     out = _report(db, page, "--watts-per-node", "400")  # B9 is drawn only from a given power
-    assert "19 runs" in out.output
+    assert "31 runs" in out.output
     figs, findings = _open(browser, page, artifacts, "planted")
     a = analyse_study(scalewise.open_study(db), watts_per_node=400.0)
     assert [f["id"] for f in figs] == [s.id for s in figures_for(a)]
@@ -130,7 +130,8 @@ def test_the_page_opens_with_caveats_and_marks_oversubscribed_rows(browser, arti
     _open(browser, page, artifacts, "oversubscribed")
     caveats = json.loads(browser.evaluate(
         "JSON.stringify(Array.from(document.querySelectorAll('#opening [data-caveat]')).map(p => p.textContent))"))
-    assert len(caveats) == 1 and "6 of 18 successful runs were oversubscribed" in caveats[0]
+    assert len(caveats) == 2 and "6 of 18 successful runs were oversubscribed" in caveats[0]
+    assert "false discovery rate of 5% over all of them at once (Benjamini-Hochberg)" in caveats[1]
     assert browser.evaluate("document.querySelectorAll('#key-findings li').length") <= 10
     marked = browser.evaluate(
         "document.querySelectorAll('#performance-table [data-oversubscribed=\"true\"]').length")

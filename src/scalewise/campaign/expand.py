@@ -4,7 +4,9 @@ The matrix is the product of every axis (zipped axes move together), minus
 excluded combinations, for every application and build variant, repeated.
 Repetitions are the outermost loop: the first full pass over the matrix
 finishes before any second repetition starts, so slow drift of the machine
-spreads over every configuration instead of biasing one.
+spreads over every configuration instead of biasing one.  With ``order:
+shuffled`` each pass runs the combinations in an order drawn from ``seed``
+(the same plan every time the study is read).
 
 Run ID = hash of what the run *is*: its own settings (names and the MCA/CVAR/
 environment values they stand for, the command template) and its repetition
@@ -15,6 +17,8 @@ keeps IDs too.
 """
 
 from __future__ import annotations
+
+import random
 
 import hashlib
 import itertools
@@ -78,7 +82,10 @@ def expand(loaded: LoadedStudy) -> list[RunSpec]:
     if not combos:
         raise loaded.source.error(("exclude",), "every combination is excluded: the study has no runs")
     runs = []
+    rng = random.Random(study.seed)
     for rep in range(study.repetitions):
+        if study.order == "shuffled":
+            combos = rng.sample(combos, len(combos))
         for combo in combos:
             runs.append(_make_run(study, combo, rep, len(runs)))
     for run in runs:

@@ -202,6 +202,11 @@ class StudyFile(BaseModel):
     zip: list[list[str]] = []
     exclude: list[dict[str, Scalar | list[Scalar]]] = []
     repetitions: int = Field(1, gt=0, le=MAX_REPETITIONS)
+    # plan: each repetition runs every combination in the axes' order; shuffled: each repetition runs them in
+    # an order drawn from `seed` (still every combination once per round), so that a drift in the machine's
+    # speed during the campaign does not favour whichever setting comes first.
+    order: Literal["plan", "shuffled"] = "plan"
+    seed: int = 0
     timeout: Seconds = 600
     build_timeout: Seconds = 1800
     profile: bool = False

@@ -5,9 +5,11 @@ where (the profiled command, or the largest profiled run of a study) and the
 targets (``analysis/run/dominant.py``); :func:`plan_study` turns the targets
 into an ordinary study file (one parameter set per algorithm or threshold,
 each changing one thing from the default) cut to fit the time budget; the
-campaign runner runs it; :func:`winners` reads the B3 table
-(``analysis/study/tuning.py``) for the best set per target, and
-:func:`settings_file` writes the winner for the library to read.
+campaign runner runs it; ``analysis/study/tuning.py`` reads its B3 table
+for screening's pick per target; :func:`confirmation_study` and
+:func:`held_out_study` are the fresh rounds that decide
+(``campaign/tune_run.py``), and :func:`settings_file` writes the
+chosen set for the library to read.
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 import yaml
 
-from scalewise.analysis.ratio import MIN_REPETITIONS
 from scalewise.analysis.run.dominant import Target, dominant_targets
-from scalewise.analysis.study.tuning import DEFAULT, best_sets
+from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
+from scalewise.analysis.study.tuning import DEFAULT
 from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MPI_LIBRARIES, MpiSettings
 from scalewise.campaign.results import locate_results, read_results
 from scalewise.campaign.tune_choices import candidate_sets
@@ -32,7 +33,10 @@ from scalewise.model.profile import Profile
 
 LAUNCH_SECONDS = 1.0  # what starting and ending an MPI job adds to its measured time, about, on one node
 COMBINED = "combined"
-CONFIRM_REPETITIONS = 4  # 1 in 70 that a set equal to the default wins all four runs a side by chance
+# Confirmation and held-out rounds: 5 runs a side, so that the exact test can reach p = 1/252 and Holm's
+# correction over up to 4 sets (3 targets and their combination) still has room: 1/252 < 0.05 / 4.
+CONFIRM_REPETITIONS = 5
+HELD_OUT_REPETITIONS = 5
 
 
 @dataclass
@@ -120,7 +124,7 @@ class TunePlan:
     sets: dict[str, dict[str, MpiSettings]]  # per target, the sets kept
     dropped: list[str]  # sets left out for the budget
     runs: int  # screening runs
-    seconds: float  # screening and, at most, confirmation
+    seconds: float  # screening and, at most, confirmation and the held-out round
 
 
 def _over_network(source: TuneSource) -> bool:
@@ -142,14 +146,17 @@ def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions
         names = ", ".join(t.name for t in targets)
         raise ScalewiseError(f"{source.origin}: {source.mpi} offers no choice for what dominates ({names})")
     per_set = repetitions * source.run_seconds
-    # Confirmation: the default, a winner per target and their combination, on fresh runs.
+    # Confirmation: the default, a pick per target and their combination, then the held-out round of the
+    # default against the one chosen set, all on fresh runs.
     confirm = (len(candidates) + 2 if len(candidates) > 1 else 2) * max(repetitions, CONFIRM_REPETITIONS)
+    confirm += 2 * HELD_OUT_REPETITIONS
     reserve = confirm * source.run_seconds
     room = int((budget_minutes * 60 - reserve) // per_set) - 1  # the default's runs come first
     if room < 1:
         need = math.ceil((2 * per_set + reserve) / 60)
         raise ScalewiseError(f"--budget {budget_minutes:g}: one run takes about {source.run_seconds:.1f} s, so the "
-                             f"default and one set at {repetitions} repetitions, then their confirmation, need "
+                             f"default and one set at {repetitions} repetitions, then their confirmation and held-out "
+                             f"round, need "
                              f"{need} minutes")
     kept: dict[str, dict[str, MpiSettings]] = {}
     dropped = []
@@ -187,9 +194,16 @@ def write_study(study: dict, path: Path, header: str) -> None:
     path.write_text(comment + yaml.safe_dump(study, sort_keys=False, default_flow_style=None, width=110))
 
 
+def _fresh(study: dict, suffix: str, description: str, sets: dict, repetitions: int, seed: int) -> dict:
+    name = f"{study['name']}-{suffix}"
+    return {**study, "name": name, "output": f"{name}.study", "description": description + study["description"],
+            "axes": {**study["axes"], "params": [DEFAULT, *sets]}, "parameter_sets": sets,
+            "repetitions": repetitions, "order": "shuffled", "seed": seed}
+
+
 def confirmation_study(study: dict, winners: list[str], repetitions: int) -> dict:
-    """A second, independent study of the default against the screening's winners (and, with two or more,
-    all of them at once as ``combined``): a winner counts only if it wins again on fresh runs."""
+    """A second, independent study of the default against screening's picks (and, with two or more, all of
+    them at once as ``combined``), on fresh runs in a shuffled order within each round."""
     sets = {n: study["parameter_sets"][n] for n in winners}
     if len(winners) >= 2:
         merged: dict[str, dict] = {}
@@ -197,28 +211,21 @@ def confirmation_study(study: dict, winners: list[str], repetitions: int) -> dic
             for kind, values in sets[name].items():
                 merged.setdefault(kind, {}).update(values)
         sets[COMBINED] = merged
-    name = study["name"] + "-confirm"
-    return {**study, "name": name, "output": f"{name}.study",
-            "description": "Confirmation on fresh runs: " + study["description"],
-            "axes": {**study["axes"], "params": [DEFAULT, *sets]}, "parameter_sets": sets,
-            "repetitions": repetitions}
+    return _fresh(study, "confirm", "Confirmation on fresh runs: ", sets, repetitions, 1)
 
 
-def winners(tuning: pd.DataFrame, targets: dict[str, dict]) -> dict[str, pd.Series | None]:
-    """Per target, the row of its best set if one beats the default beyond noise, else None."""
-    out = {}
-    for target, sets in targets.items():
-        rows = tuning[tuning["params"].isin(list(sets))]
-        best = best_sets(rows)
-        out[target] = best.iloc[0] if not best.empty else None
-    return out
+def held_out_study(study: dict, confirm: dict, chosen: str, repetitions: int) -> dict:
+    """The last round: the default against the one set confirmation chose, on fresh runs; its gain is the one
+    reported (the confirmation's own is biased upward by choosing the best of several)."""
+    sets = {chosen: confirm["parameter_sets"][chosen]}
+    return _fresh(study, "held-out", "Held-out round of the chosen set on fresh runs: ", sets, repetitions, 2)
 
 
 def settings_file(mpi: str, settings: MpiSettings | None, note: str) -> str:
     """The winner as Open MPI reads MCA parameter files (``name = value``) or as an environment file (``NAME=VALUE``)."""
     lines = [f"# {line}" for line in note.splitlines()]
     if settings is None:
-        lines.append("# no setting beat the default beyond noise: nothing to set")
+        lines.append("# no setting beat the default beyond noise on fresh runs: nothing to set")
     elif mpi == "openmpi":
         lines.append("# use: mpirun --mca mca_base_param_files THIS_FILE ... (or append to ~/.openmpi/mca-params.conf)")
         lines += [f"{k} = {v}" for k, v in sorted(settings.mca.items())]

@@ -1,13 +1,20 @@
-"""Run a tuning study and decide: the best set per target and for the whole application, with the noise guard.
+"""Run a tuning study and decide, in three stages that each use fresh runs (docs/tuning.md).
 
-Screening (``tune.yaml``) runs the default and one set per choice, each
-changing one thing.  With three repetitions a side the guard of
-``analysis/ratio.py`` is a test at about 1 in 20, and screening makes one
-comparison per set, so a set that seems to win is not believed yet:
-confirmation (``confirm.yaml``) runs the default and the screening's
-winners again, on fresh runs, with all winners at once (``combined``) when
-two or more targets have one.  Only what beats the default there counts.
-Both are ordinary study files, and each draws its own B3 figure.
+1. Screening (``tune.yaml``): the default and one set per choice, each
+   changing one thing.  It only *selects*: per target, the set whose median
+   beats the default's by at least 5% (``analysis.study.tuning.screen``).
+   Its per-set verdicts are one uncorrected comparison each and decide nothing.
+2. Confirmation (``confirm.yaml``): the default, the picks and, with two or
+   more, all of them at once (``combined``), on fresh runs in a shuffled order
+   within each round.  A set passes when the exact rank test says it beats the
+   default by more than max(5%, the measured spread) with Holm's correction
+   over every set confirmed; the best that passes is chosen.
+3. Held-out (``held-out.yaml``): the default against the chosen set only, on
+   fresh runs; it must beat the default again, and its gain is the one
+   reported and written in the settings file.
+
+``bench/tune_sim.py`` measures the rate at which this whole procedure calls
+a set "better" when every set equals the default, and its power.
 """
 
 from __future__ import annotations
@@ -18,16 +25,17 @@ from pathlib import Path
 import pandas as pd
 
 from scalewise.analysis.study.scaling import config_keys, performance
-from scalewise.analysis.study.tuning import best_sets, tuning_table
+from scalewise.analysis.study.tuning import procedure, tuning_table
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.results import read_results
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
-from scalewise.campaign.tune import (CONFIRM_REPETITIONS, TunePlan, TuneSource, confirmation_study, settings_file,
-                                     winners, write_study)
+from scalewise.campaign.tune import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
+                                     confirmation_study, held_out_study, settings_file, write_study)
 
 STUDY_FILE = "tune.yaml"
 CONFIRM_FILE = "confirm.yaml"
+HELD_OUT_FILE = "held-out.yaml"
 
 
 @dataclass(frozen=True)
@@ -35,12 +43,15 @@ class TuneOutcome:
     plan: TunePlan
     study_path: Path
     tuning: pd.DataFrame  # screening's B3 table (analysis/study/tuning.py)
-    per_target: dict[str, pd.Series | None]  # the screening winner per target, None when none beat the default
-    confirm_path: Path | None  # None when screening found no winner
+    per_target: dict[str, pd.Series | None]  # screening's pick per target, None when no set looked 5% better
+    confirm_path: Path | None  # None when screening picked nothing
     confirmed: pd.DataFrame  # confirmation's B3 table (empty without one)
-    best: pd.Series | None  # the confirmed best set, None when nothing beats the default beyond noise
+    passed: pd.DataFrame  # the confirmation rows that pass with Holm's correction, best first
+    held_out_path: Path | None  # None when nothing passed confirmation
+    held_out: pd.DataFrame  # the held-out round's B3 table (empty without one)
+    best: pd.Series | None  # the chosen set's held-out row, None when nothing beats the default on fresh runs
     settings_path: Path
-    failed: int  # runs that did not end ok, in both studies
+    failed: int  # runs that did not end ok, in every round
 
 
 def _run(path: Path, study: dict, header: str, reporter: Reporter) -> tuple[pd.DataFrame, int]:
@@ -59,27 +70,45 @@ def run_tuning(source: TuneSource, plan: TunePlan, outdir: Path, reporter: Repor
               "with `scalewise study run FILE`; `scalewise study report FILE` draws B3 from it.")
     study_path = outdir / STUDY_FILE
     tuning, failed = _run(study_path, plan.study, header, reporter)
-    per_target = winners(tuning, plan.sets)
-    won = [row["params"] for row in per_target.values() if row is not None]
-    confirm_path, confirmed, best = None, pd.DataFrame(), None
-    if won:
-        confirm_path = outdir / CONFIRM_FILE
-        study = confirmation_study(plan.study, won, max(CONFIRM_REPETITIONS, plan.study["repetitions"]))
-        confirmed, more = _run(confirm_path, study, header, reporter)
+    paths: dict[str, Path] = {}
+    fresh: dict[str, dict] = {}
+
+    def fresh_round(kind: str, path: Path, study: dict) -> pd.DataFrame:
+        nonlocal failed
+        paths[kind], fresh[kind] = path, study
+        table, more = _run(path, study, header, reporter)
         failed += more
-        top = best_sets(confirmed)
-        best = top.iloc[0] if not top.empty else None
-    chosen = load_study(confirm_path).model.parameter_sets[best["params"]] if best is not None else None
+        return table
+
+    def confirm_round(picked: list[str]) -> pd.DataFrame:
+        reps = max(CONFIRM_REPETITIONS, plan.study["repetitions"])
+        return fresh_round("confirm", outdir / CONFIRM_FILE, confirmation_study(plan.study, picked, reps))
+
+    def held_out_round(chosen: str) -> pd.DataFrame:
+        study = held_out_study(plan.study, fresh["confirm"], chosen, HELD_OUT_REPETITIONS)
+        return fresh_round("held-out", outdir / HELD_OUT_FILE, study)
+
+    d = procedure(tuning, {t: list(sets) for t, sets in plan.sets.items()}, confirm_round, held_out_round)
+    best, held_out_path = d.best, paths.get("held-out")
+    chosen = None if best is None else str(best["params"])
+    settings = load_study(held_out_path).model.parameter_sets[chosen] if best is not None else None
     suffix = "conf" if source.mpi == "openmpi" else "env"
     settings_path = outdir / f"tuned-{source.mpi}.{suffix}"
-    settings_path.write_text(settings_file(source.mpi, chosen, _note(source, best)))
-    return TuneOutcome(plan, study_path, tuning, per_target, confirm_path, confirmed, best, settings_path, failed)
+    settings_path.write_text(settings_file(source.mpi, settings, _note(source, best)))
+    return TuneOutcome(plan, study_path, tuning, d.picks, paths.get("confirm"), d.confirmed, d.passed, held_out_path,
+                       d.held_out, best, settings_path, failed)
+
+
+def interval_text(row: pd.Series) -> str:
+    """``90% interval +12.0% to +30.1%``: the level the exact test truly has at these runs."""
+    if pd.isna(row["level"]):
+        return "no interval at these runs"
+    return f"{row['level']:.0%} interval {row['gain_low_pct']:+.1f}% to {row['gain_high_pct']:+.1f}%"
 
 
 def _note(source: TuneSource, best: pd.Series | None) -> str:
     head = f"MPI settings for {source.origin}, found by `scalewise tune`"
     if best is None:
         return head
-    return (f"{head}\nbest set: {best['params']}, {best['gain_pct']:+.1f}% {best['metric']} over the default on "
-            f"fresh runs (95% interval {best['gain_low_pct']:+.1f}% to {best['gain_high_pct']:+.1f}%, "
-            f"{int(best['n'])} runs)")
+    return (f"{head}\nbest set: {best['params']}, {best['gain_pct']:+.1f}% {best['metric']} over the default in a "
+            f"held-out round of fresh runs ({interval_text(best)}, p {best['p']:.3g}, {int(best['n'])} runs a side)")

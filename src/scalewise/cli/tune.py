@@ -19,11 +19,20 @@ def _name(command: list[str]) -> str:
     return "tune-" + (re.sub(r"[^A-Za-z0-9_.-]", "-", stem).strip("-.") or "app")
 
 
-def _verdict_line(target: str, row) -> str:
+def _screening_line(target: str, row) -> str:
     if row is None:
-        return f"{target}: no setting beats the default beyond noise"
-    return (f"{target}: {row['params']} {row['gain_pct']:+.1f}% {row['metric']} "
-            f"(95% interval {row['gain_low_pct']:+.1f}% to {row['gain_high_pct']:+.1f}%)")
+        return f"screening, {target}: no set's median is 5% better than the default's; nothing to confirm"
+    return (f"screening, {target}: picks {row['params']} for confirmation (median {row['gain_pct']:+.1f}% "
+            f"{row['metric']}, {int(row['n'])} runs: a selection, not a verdict)")
+
+
+def _best_line(row) -> str:
+    from scalewise.campaign.tune_run import interval_text
+
+    if row is None:
+        return "best setting: none beats the default beyond noise on fresh runs"
+    return (f"best setting: {row['params']} {row['gain_pct']:+.1f}% {row['metric']} in the held-out round "
+            f"({interval_text(row)}, p {row['p']:.3g})")
 
 
 @click.command()
@@ -31,14 +40,14 @@ def _verdict_line(target: str, row) -> str:
 @click.option("--budget", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Minutes the tuning runs may take (the set list is cut to fit).")
 @click.option("--repetitions", default=3, show_default=True, type=click.IntRange(3, 100),
-              help="Runs of each setting (3 at least: the noise guard needs them).")
+              help="Screening runs of each setting (3 at least); confirmation and the held-out round run 5.")
 @click.option("--fom", type=click.Choice(["wall", "result_line"]), default="wall", show_default=True,
               help="For a LOG: what to compare, the job's wall time or its SCALEWISE_RESULT line "
                    "(a STUDY uses its application's figure of merit).")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the study, its results and the settings file (default: ./tune-<program>).")
 @click.option("--plan-only", is_flag=True, help="Write the study file and stop: edit it, then `scalewise study run` it.")
-@json_option("the targets, the B3 table and the verdicts")
+@json_option("the targets, the three rounds' B3 tables and the verdict")
 def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
     """Find the MPI settings (collective algorithms, eager threshold) that speed up a run.
 
@@ -61,7 +70,7 @@ def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
     for t in plan.targets:
         say(f"target {t.name}: {t.pct_mpi:.0f}% of MPI time, {t.calls} calls, {t.size_label}, {t.comm_size} ranks")
     say(f"{src.mpi}: {len(plan.study['axes']['params'])} sets x {repetitions} repetitions = {plan.runs} runs, then "
-        f"a confirmation of the winners; at most about {plan.seconds / 60:.1f} min")
+        f"a confirmation of the picks and a held-out round; at most about {plan.seconds / 60:.1f} min")
     if plan.dropped:
         say(f"left out to fit --budget {budget:g}: {', '.join(plan.dropped)}")
     if plan_only:
@@ -74,19 +83,27 @@ def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
             "mpi": src.mpi, "study": str(outcome.study_path), "settings_file": str(outcome.settings_path),
             "targets": [t.__dict__ | {"size": t.size_label} for t in plan.targets],
             "confirm_study": outcome.confirm_path and str(outcome.confirm_path),
+            "held_out_study": outcome.held_out_path and str(outcome.held_out_path),
             "sets": outcome.tuning.to_dict("records"), "confirmed": outcome.confirmed.to_dict("records"),
-            "failed_runs": outcome.failed,
+            "passed": [] if outcome.passed.empty else list(outcome.passed["params"]),
+            "held_out": outcome.held_out.to_dict("records"), "failed_runs": outcome.failed,
             "screening": {k: (None if r is None else r["params"]) for k, r in outcome.per_target.items()},
             "best": None if outcome.best is None else outcome.best.to_dict()})
         return
     for target, row in outcome.per_target.items():
-        click.echo("screening, " + _verdict_line(target, row))
+        click.echo(_screening_line(target, row))
     if outcome.confirm_path:
-        click.echo(f"confirmation on fresh runs ({outcome.confirm_path}):")
-        for row in outcome.confirmed[outcome.confirmed["params"] != "default"].itertuples():
-            click.echo(f"  {row.params}: {row.gain_pct:+.1f}% ({row.gain_low_pct:+.1f}% to {row.gain_high_pct:+.1f}%), "
-                       f"{row.verdict}")
-    click.echo(_verdict_line("best setting", outcome.best))
+        from scalewise.campaign.tune_run import interval_text
+
+        passed = set() if outcome.passed.empty else set(outcome.passed["params"])
+        click.echo(f"confirmation on fresh runs, shuffled, Holm's correction over the sets ({outcome.confirm_path}):")
+        for _, row in outcome.confirmed[outcome.confirmed["params"] != "default"].iterrows():
+            click.echo(f"  {row['params']}: {row['gain_pct']:+.1f}% ({interval_text(row)}; margin "
+                       f"{row['margin_pct']:.0f}%, p {row['p']:.3g}), "
+                       f"{'passes' if row['params'] in passed else 'does not pass'}")
+    if outcome.held_out_path:
+        click.echo(f"held-out round, the default against {outcome.passed.iloc[0]['params']} ({outcome.held_out_path})")
+    click.echo(_best_line(outcome.best))
     if outcome.failed:
         click.echo(f"{outcome.failed} runs did not succeed and are left out (see `scalewise study status "
                    f"{outcome.study_path}`)")

@@ -8,8 +8,10 @@ or a rate), ``(P_loser / P_winner - 1) * 100`` for a lower-is-better figure
 of merit; "235% better" means 3.35 times the performance.
 
 The noise rule (``analysis.study.noise``) decides which differences are
-*claimed*: at least three repetitions a side, and a bootstrap interval of the
-ratio of medians clear of 1 by a margin.  A pair involving an oversubscribed
+*claimed*: at least three repetitions a side, an exact rank test of the ratio
+of medians beyond a margin (``p``), and then, over every comparison of the
+report at once, the Benjamini-Hochberg control of the false discovery rate
+(``analysis.study.findings`` applies it; ``claimed`` here is before it).  A pair involving an oversubscribed
 configuration (more ranks than cores on a node) is never claimed unless the
 caller opts in: its times measure the sharing of cores, not the setting.
 """
@@ -21,10 +23,12 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis import stats
 from scalewise.analysis.study import noise
 from scalewise.analysis.study.scaling import SCALE_AXES, Scale, settings_label
 
-COMPARISON_COLUMNS = ["axis", "winner", "loser", "gain_pct", "claimed", "rule", "ratio_lo", "ratio_hi", "margin_pct",
+COMPARISON_COLUMNS = ["axis", "winner", "loser", "gain_pct", "claimed", "rule", "p", "level", "ratio_lo", "ratio_hi",
+                      "margin_pct",
                       "winner_median", "loser_median", "winner_spread_pct", "loser_spread_pct", "n_winner", "n_loser",
                       "oversubscribed", "metric", "unit", "scale_axis", "scale", "context", "winner_run_ids",
                       "loser_run_ids"]
@@ -32,7 +36,7 @@ COMPARISON_COLUMNS = ["axis", "winner", "loser", "gain_pct", "claimed", "rule", 
 
 def gain(a: float, b: float, higher_is_better: bool) -> float:
     """How much better ``a`` is than ``b``, in % (negative when worse)."""
-    return 100.0 * ((a / b) if higher_is_better else (b / a)) - 100.0
+    return 100.0 * stats.gain((a / b) if higher_is_better else (b / a))
 
 
 def _pair(a: dict, b: dict, axis: str, scale: Scale, label_keys: list[str], include_oversubscribed: bool) -> dict:
@@ -44,8 +48,8 @@ def _pair(a: dict, b: dict, axis: str, scale: Scale, label_keys: list[str], incl
     if over and not include_oversubscribed:
         claimed, rule = False, "oversubscribed"
     return {
-        "axis": axis, "winner": w[axis], "loser": lo[axis], "gain_pct": 100.0 * (v.ratio - 1), "claimed": claimed,
-        "rule": rule, "ratio_lo": v.lo, "ratio_hi": v.hi, "margin_pct": 100.0 * v.margin,
+        "axis": axis, "winner": w[axis], "loser": lo[axis], "gain_pct": 100.0 * v.gain, "claimed": claimed,
+        "rule": rule, "p": v.p, "level": v.level, "ratio_lo": v.lo, "ratio_hi": v.hi, "margin_pct": 100.0 * v.margin,
         "winner_median": w["median"], "loser_median": lo["median"], "winner_spread_pct": w["spread_pct"],
         "loser_spread_pct": lo["spread_pct"], "n_winner": w["n"], "n_loser": lo["n"], "oversubscribed": over,
         "metric": w["metric"], "unit": w["unit"], "scale_axis": scale.axis, "scale": w[scale.axis],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from scalewise.analysis import stats
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.study import noise, scaling
 from scalewise.analysis.study.results import StudyAnalysis, at, ids
@@ -33,17 +34,18 @@ def cells(a: StudyAnalysis) -> list[Finding]:
         text = (f"{r['axis']} {r['winner']} is {gain_text(r['gain_pct'])} {_better_word(r['unit'])} than {r['loser']} at "
                 f"{at(a.scale, r['scale'])}{where}: median {num(r['winner_median'])} vs {num(r['loser_median'])} "
                 f"{r['unit']} over {r['n_winner']} and {r['n_loser']} runs (spreads {r['winner_spread_pct']:.0f}% and "
-                f"{r['loser_spread_pct']:.0f}%; 95% interval of the ratio {r['ratio_lo']:.2f}-{r['ratio_hi']:.2f}).")
+                f"{r['loser_spread_pct']:.0f}%; {r['level']:.0%} interval of the ratio {r['ratio_lo']:.2f}-"
+                f"{r['ratio_hi']:.2f}; p {r['p']:.3g} before the report's control of false claims).")
         out.append(Finding("cell", text, {k: r[k] for k in ("axis", "winner", "loser", "gain_pct", "scale",
                                                                "winner_median", "loser_median", "rule", "ratio_lo",
-                                                               "ratio_hi")},
+                                                               "ratio_hi", "p", "level")},
                            ids(r["winner_run_ids"], r["loser_run_ids"])))
     return out
 
 
 def _decided(a: StudyAnalysis) -> pd.DataFrame:
     """The comparisons the noise rule could decide (enough repetitions, not oversubscribed unless asked)."""
-    return a.comparisons[a.comparisons["rule"] == "bootstrap"]
+    return a.comparisons[a.comparisons["rule"] == noise.RULE]
 
 
 def _cell_label(a: StudyAnalysis, r: dict) -> str:
@@ -125,4 +127,25 @@ def within_noise(a: StudyAnalysis) -> list[Finding]:
 
 
 
-COMPARISON_RULES = [too_few, merged, cells, within_noise]
+def multiplicity(a: StudyAnalysis) -> list[Finding]:
+    """Said once: how many tests the report made and what its claims are held to."""
+    decided = _decided(a)
+    _, efficiencies = noise.family(a.comparisons, a.scalability, a.scale.axis, a.include_oversubscribed)
+    savings = int((a.energy["saving_rule"] == noise.RULE).sum()) if "saving_rule" in a.energy else 0
+    tests = len(decided) + int(efficiencies.sum()) + savings
+    if tests == 0:
+        return []
+    survived = int(decided["claimed"].astype(bool).sum())
+    raw = int((decided["p"] <= stats.ALPHA).sum())
+    text = (f"This report tests {tests} differences ({len(decided)} comparisons at equal scale, "
+            f"{int(efficiencies.sum())} scaling efficiencies, {savings} energy savings), each with an exact rank test; its claims are held to a false discovery rate of "
+            f"{noise.FDR:.0%} over all of them at once (Benjamini-Hochberg): {survived} comparisons are claimed, "
+            f"of {raw} that one test alone would pass. With n repetitions a side the smallest p a test can reach "
+            f"is 1/C(2n, n) (0.05 at 3, 0.014 at 4, 0.004 at 5): with many tests, 3 repetitions claim almost "
+            f"nothing and 5 are needed.")
+    return [Finding("note", text, {"tests": tests, "comparisons": len(decided), "efficiencies": int(efficiencies.sum()),
+                                   "energy_savings": savings, "claimed": survived, "before_control": raw,
+                                   "fdr": noise.FDR}, ())]
+
+
+COMPARISON_RULES = [too_few, multiplicity, merged, cells, within_noise]

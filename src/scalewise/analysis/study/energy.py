@@ -36,13 +36,15 @@ DEFAULT_WATTS_PER_NODE = 350.0  # a loaded dual-socket server, in the range the 
 DEFAULT_PRICE_PER_KWH = 0.20  # the price the AMR study used, in currency units per kWh
 SECONDS_PER_YEAR = 365 * 86400
 ENERGY_COLUMNS = ["speed", "seconds_per_job", "kwh_per_job", "jobs_per_year", "yearly_kwh", "yearly_cost", "saving",
-                  "saving_claimed", "saving_rule", "watts_per_node", "price_per_kwh"]
+                  "saving_claimed", "saving_rule", "saving_p", "watts_per_node", "price_per_kwh"]
 
 
-def saving_verdict(cheaper: dict, dearer: dict) -> tuple[bool, str]:
-    """Whether the noise rule claims ``cheaper`` performs better than ``dearer``: the one call to the rule here."""
+def saving_verdict(cheaper: dict, dearer: dict) -> tuple[bool, str, float]:
+    """(claimed, rule, p): whether the noise rule's test claims ``cheaper`` performs better than ``dearer``
+    (the one call to the rule here; the report then holds ``p`` to its false discovery rate with its other
+    tests, ``findings.controlled``)."""
     v = noise.judge(cheaper["values"], dearer["values"], bool(cheaper["higher_is_better"]))
-    return bool(v.claimed), v.rule
+    return bool(v.claimed), v.rule, float(v.p)
 
 
 def energy_costs(summary: pd.DataFrame, scale: Scale, watts_per_node: float = DEFAULT_WATTS_PER_NODE,
@@ -72,14 +74,15 @@ def energy_costs(summary: pd.DataFrame, scale: Scale, watts_per_node: float = DE
     out["yearly_kwh"] = out["jobs_per_year"] * out["kwh_per_job"]
     out["yearly_cost"] = out["yearly_kwh"] * price_per_kwh
     out["saving"] = grouped["yearly_cost"].transform("max") - out["yearly_cost"]
-    claimed, rules = [], []
+    claimed, rules, pvalues = [], [], []
     dearest = out.groupby(group, dropna=False)["yearly_cost"].transform("idxmax")
     for idx, row in out.iterrows():
         if idx == dearest[idx] or not row["saving"] > 0:
             claimed.append(False), rules.append("dearest" if idx == dearest[idx] else "no saving")
+            pvalues.append(np.nan)
             continue
-        c, r = saving_verdict(row.to_dict(), out.loc[dearest[idx]].to_dict())
-        claimed.append(c), rules.append(r)
-    out["saving_claimed"], out["saving_rule"] = claimed, rules
+        c, r, p = saving_verdict(row.to_dict(), out.loc[dearest[idx]].to_dict())
+        claimed.append(c), rules.append(r), pvalues.append(p)
+    out["saving_claimed"], out["saving_rule"], out["saving_p"] = claimed, rules, pvalues
     out["watts_per_node"], out["price_per_kwh"] = watts_per_node, price_per_kwh
     return out.replace([np.inf, -np.inf], np.nan)

@@ -9,9 +9,11 @@ live in ``profile_findings``.  Thresholds sit next to the rule using them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.findings import IMBALANCE_MAX_OVER_MEAN
-from scalewise.analysis.study import compare, energy, scaling
+from scalewise.analysis.study import compare, energy, noise, scaling
 from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
 from scalewise.analysis.study.noise import MIN_REPS
 from scalewise.analysis.study.pop import pop_table
@@ -45,16 +47,20 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
     summary = scaling.summarise(perf, keys)
     scale = scaling.scale_of(summary if not summary.empty else study.runs, keys)
     comparisons = compare.compare_all(summary, scale, swept, include_oversubscribed)
+    scalability = scaling.scalability(summary, scale, base, scaling_mode)
+    watts = watts_per_node if watts_per_node is not None else energy.DEFAULT_WATTS_PER_NODE
+    costs = energy.energy_costs(summary, scale, watts, price_per_kwh, include_oversubscribed=include_oversubscribed)
+    comparisons, scalability, costs = controlled(comparisons, scalability, costs, scale.axis,
+                                                 include_oversubscribed)
     functions = function_scaling(study)
     profile = profile_scaling(study)
-    watts = watts_per_node if watts_per_node is not None else energy.DEFAULT_WATTS_PER_NODE
     a = StudyAnalysis(
         study=study, metric=metric, base=base, swept=swept, scale=scale, perf=perf, summary=summary,
-        scalability=scaling.scalability(summary, scale, base, scaling_mode), comparisons=comparisons,
+        scalability=scalability, comparisons=comparisons,
         averages=compare.average_gains(comparisons[~comparisons["oversubscribed"] | include_oversubscribed]),
         profile=profile, pop=pop_table(profile, scale, base, scaling_mode), functions=functions, comm=comm_share(functions, scale, swept),
         growth=growth(functions, scale, include_oversubscribed),
-        energy=energy.energy_costs(summary, scale, watts, price_per_kwh, include_oversubscribed=include_oversubscribed),
+        energy=costs,
         failed=study.failed().runs, watts_per_node=watts, price_per_kwh=price_per_kwh,
         top_functions=top_functions(functions), setup=setup_rows(study), axes=axes_rows(study),
         scaling_mode=scaling_mode, include_oversubscribed=include_oversubscribed,
@@ -64,6 +70,29 @@ def analyse_study(study: StudyResults, base: dict | None = None, metric: str = "
     if include_oversubscribed:
         a.findings[:] = [with_caveat(a, f) for f in a.findings]
     return a
+
+
+def controlled(comparisons, scalability, costs, axis: str, include_oversubscribed: bool):
+    """The report's claims held to the noise rule's false discovery rate over all its tests at once.
+
+    The family is every comparison the rank test decided, every scaling
+    efficiency with enough repetitions at both ends, other than the base
+    against itself (not oversubscribed unless asked), and every energy saving
+    tested against the dearest configuration: the claims that survive
+    Benjamini-Hochberg over all of them stay ``claimed`` /
+    ``efficiency_decided`` / ``saving_claimed``; the rest are "within the noise"."""
+    comparisons, s, costs = comparisons.copy(), scalability.copy(), costs.copy()
+    decided, tested = noise.family(comparisons, s, axis, include_oversubscribed)
+    saved = (costs["saving_rule"] == noise.RULE).to_numpy(dtype=bool) if not costs.empty else np.zeros(0, bool)
+    saving_p = costs["saving_p"].to_numpy(dtype=float) if not costs.empty else np.zeros(0)
+    p = np.concatenate([comparisons["p"].to_numpy(dtype=float), s["efficiency_p"].to_numpy(dtype=float), saving_p])
+    stand = noise.control(p, np.concatenate([decided, tested, saved]))
+    n, m = len(comparisons), len(comparisons) + len(s)
+    comparisons["claimed"] = comparisons["claimed"].astype(bool) & stand[:n]
+    s["efficiency_decided"] = s["efficiency_decided"].astype(bool) & stand[n:m]
+    if not costs.empty:
+        costs["saving_claimed"] = costs["saving_claimed"].astype(bool) & stand[m:]
+    return comparisons, s, costs
 
 
 def failed_runs(a: StudyAnalysis) -> list[Finding]:
@@ -137,8 +166,8 @@ def scalability(a: StudyAnalysis) -> list[Finding]:
             reach = (f"stays at or above {GOOD_EFFICIENCY:.0%} up to {at(a.scale, good[a.scale.axis].max())} and "
                      if good[a.scale.axis].max() > base_at else "")
             text = (f"{label}: {a.scaling_mode} scaling efficiency {reach}falls to {last['efficiency']:.0%} at "
-                    f"{at(a.scale, last[a.scale.axis])} (95% interval {last['efficiency_lo']:.0%}-"
-                    f"{last['efficiency_hi']:.0%}; speedup {last['speedup']:.2f} of an ideal "
+                    f"{at(a.scale, last[a.scale.axis])} ({last['efficiency_level']:.0%} interval "
+                    f"{last['efficiency_lo']:.0%}-{last['efficiency_hi']:.0%}; speedup {last['speedup']:.2f} of an ideal "
                     f"{last['ideal']:.2f}, against {at(a.scale, base_at)}).")
         out.append(Finding("scaling", text, {"efficiency": float(last["efficiency"]),
                                                   "scale": last[a.scale.axis], "base": base_at,

@@ -1,89 +1,62 @@
-"""The noise rule: when a difference between two configurations is claimed (docs/study-report.md).
+"""The noise rule of a study report: which differences are claimed (docs/study-report.md).
 
-Two medians of a few repetitions differ by chance; a benchmark slower once
-in three makes a "482% better" out of nothing.  A difference is claimed only
-when all of these hold:
-
-* each side has at least ``MIN_REPS`` successful repetitions (with fewer the
-  report says how many it would need);
-* the bootstrap ``LEVEL`` interval of the ratio of the two medians (each side
-  resampled on its own, ``RESAMPLES`` times, fixed seed) lies wholly above
-  ``1 + margin``;
-* the margin is ``MARGIN`` or the larger relative interquartile range of the
-  two sides, ``(q75 - q25) / median``, whichever is larger: a difference
-  smaller than the scatter of one side's own repetitions is not told apart
-  from it (for 3 repetitions that is half their range; unlike the range it
-  does not grow with more repetitions, nor with one slow outlier among five).
-
-The bootstrap itself is `analysis/ratio.py`, shared with `scalewise tune`.
-The ratio is oriented so that above 1 means the first side performs better
-(its performance over the other's, or the inverse for a lower-is-better figure
-of merit).  ``tests/study/test_noise_rule.py`` measures the rule's false-claim
-rate on noise-only data over many seeds and its power on a planted effect.
+One comparison is :func:`scalewise.analysis.stats.compare`: an exact rank test
+on the log values, at least ``MIN_REPS`` repetitions a side, a margin of 5% or
+the larger relative interquartile range of the two sides.  A report makes many
+comparisons, so the claims it states are those that survive the
+Benjamini-Hochberg procedure over all of them at a false discovery rate of
+``FDR`` (:func:`control`): of the differences a report claims, at most that
+share is expected to be noise, and on a study where nothing differs the chance
+of any claim at all is at most ``FDR``.  ``tests/study/test_noise_rule.py``
+measures both over many seeds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+import pandas as pd
 
-from scalewise.analysis.ratio import ratio_interval as shared_ratio_interval
+from scalewise.analysis import stats
 
-MIN_REPS = 3
-MARGIN = 0.05
-RESAMPLES = 4000
-LEVEL = 0.95
-SEED = 0
-
-
-@dataclass(frozen=True)
-class Verdict:
-    ratio: float  # ratio of the medians, > 1: side a performs better
-    lo: float  # the bootstrap interval of the ratio
-    hi: float
-    margin: float  # what the interval must clear, as a fraction above 1
-    claimed: bool
-    rule: str  # "bootstrap" (decided), "too-few" (fewer than MIN_REPS on a side)
+MIN_REPS = stats.MIN_REPS
+MARGIN = stats.MARGIN
+FDR = 0.05  # the false discovery rate a report's claims are held to
+RULE = stats.EXACT
+scatter = stats.scatter
 
 
-def scatter(values: np.ndarray) -> float:
-    """``(q75 - q25) / median`` of one side's repetitions (linear interpolation between them)."""
-    med = float(np.median(values))
-    q25, q75 = np.percentile(values, [25, 75])
-    return float((q75 - q25) / med) if med else float("inf")
+def judge(a, b, higher_is_better: bool) -> stats.Comparison:
+    """Side ``a`` against side ``b`` (call it with the better median first), before multiplicity control."""
+    return stats.compare(a, b, higher_is_better)
 
 
-def ratio_interval(a: np.ndarray, b: np.ndarray, higher_is_better: bool,
-                   rng: np.random.Generator | None = None) -> tuple[float, float, float]:
-    """(ratio of medians, interval low, interval high), a over b oriented to "a is better"."""
-    base, other = (b, a) if higher_is_better else (a, b)
-    r = shared_ratio_interval(base, other, level=LEVEL, resamples=RESAMPLES, seed=SEED, rng=rng)
-    return r.ratio, r.low, r.high
+def efficiency(point, base, ideal: float, higher_is_better: bool) -> stats.Comparison:
+    """The scaling efficiency of ``point`` against ``base``: performance over ``ideal`` times the base's.
+
+    Two-sided: a loss, or a superlinear gain, beyond the margin."""
+    p, b = stats.oriented(point, base, higher_is_better)
+    return stats.compare(p, b * ideal, True, two_sided=True)
 
 
-def efficiency(point, base, ideal: float, higher_is_better: bool) -> Verdict:
-    """The scaling efficiency of ``point`` against ``base`` with its bootstrap interval.
-
-    ``claimed`` when the interval lies wholly outside ``1 +- margin``: a loss
-    (or a superlinear gain) the repetitions can tell from noise.
-    """
-    p, b = np.asarray(point, dtype=float), np.asarray(base, dtype=float)
-    margin = max(MARGIN, scatter(p), scatter(b))
-    top, bottom = (p, b * ideal) if higher_is_better else (b, p * ideal)
-    eff = float(np.median(top) / np.median(bottom))
-    if min(len(p), len(b)) < MIN_REPS:
-        return Verdict(eff, np.nan, np.nan, margin, False, "too-few")
-    ratio, lo, hi = ratio_interval(top, bottom, True)
-    return Verdict(ratio, lo, hi, margin, bool(hi < 1 - margin or lo > 1 + margin), "bootstrap")
+def control(pvalues, decided) -> np.ndarray:
+    """Which of the decided comparisons stand after Benjamini-Hochberg at ``FDR`` over all of them."""
+    p = np.asarray(pd.Series(pvalues, dtype=float).fillna(1.0))
+    decided = np.asarray(decided, dtype=bool)
+    out = np.zeros(p.size, dtype=bool)
+    out[decided] = stats.benjamini_hochberg(p[decided], FDR)
+    return out
 
 
-def judge(a, b, higher_is_better: bool, rng: np.random.Generator | None = None) -> Verdict:
-    """Whether side ``a`` is claimed better than side ``b`` (call it with the better median first)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    margin = max(MARGIN, scatter(a), scatter(b))
-    if min(len(a), len(b)) < MIN_REPS:
-        ratio = (np.median(a) / np.median(b)) if higher_is_better else (np.median(b) / np.median(a))
-        return Verdict(float(ratio), np.nan, np.nan, margin, False, "too-few")
-    ratio, lo, hi = ratio_interval(a, b, higher_is_better, rng)
-    return Verdict(ratio, lo, hi, margin, bool(lo > 1 + margin), "bootstrap")
+def family(comparisons: pd.DataFrame, scalability: pd.DataFrame, axis: str,
+           include_oversubscribed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The report's tests: the comparisons the rank test decided, and the scaling efficiencies tested (enough
+    repetitions at both ends, not the base against itself, not oversubscribed unless asked)."""
+    decided = (comparisons["rule"] == RULE).to_numpy(dtype=bool) if not comparisons.empty else np.zeros(0, bool)
+    s = scalability
+    if s.empty:
+        return decided, np.zeros(0, dtype=bool)
+    tested = (s["efficiency_p"].notna() & (s["n"] >= MIN_REPS) & (s[axis] != s["base_scale"])
+              & (s["base_run_ids"].str.count(",") + 1 >= MIN_REPS)).to_numpy(dtype=bool)
+    if not include_oversubscribed:
+        tested = tested & ~s["oversubscribed"].astype(bool).to_numpy()
+    return decided, tested

@@ -4,13 +4,11 @@ Performance is the application's figure of merit when every successful run
 of that application reports one (its own ``higher_is_better`` respected),
 otherwise jobs per day, ``86400 / wall seconds`` (higher is better), as the
 reference studies plot it.  A configuration is one combination of settings;
-its repetitions are summarised by the median and an interval that the
-comparisons use as the noise guard (docs/study-report.md):
-
-* 3 or more repetitions: the bootstrap 95% interval of the median
-  (``BOOTSTRAP_RESAMPLES`` resamples, fixed seed, so reports are repeatable);
-* 2 repetitions: the min-max range;
-* 1 run: no spread is known; the interval is the value itself.
+its repetitions are summarised by the median and a distribution-free
+interval of that median from its order statistics, with the coverage it truly
+has at that many runs (``interval_level``: 75% for 3 runs, 87.5% for 4, 95%
+or more from 6; :func:`scalewise.analysis.stats.median_interval`); 2 runs give
+their range, 1 run the value itself (docs/study-report.md).
 
 Scaling efficiency follows POPperf (B8): performance per rank (or per node)
 relative to a base run of the same series, in %.  With a throughput-like
@@ -30,14 +28,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis import stats
 from scalewise.analysis.study import noise
 from scalewise.errors import ScalewiseError
 from scalewise.model.runset import RunSet
 
 JOBS_PER_DAY = "jobs/day"
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
-BOOTSTRAP_MIN_REPS = 3
 SCALE_AXES = ("ranks", "nodes", "ranks_per_node")
 SCALING_MODES = ("strong", "weak")
 
@@ -82,17 +78,12 @@ def performance(rs: RunSet, metric: str = "auto") -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
-def median_interval(values: np.ndarray) -> tuple[float, float, str]:
-    """The noise interval of the median of ``values`` and the rule that made it."""
-    v = np.sort(np.asarray(values, dtype=float))
-    if len(v) >= BOOTSTRAP_MIN_REPS:
-        rng = np.random.default_rng(BOOTSTRAP_SEED)
-        medians = np.median(rng.choice(v, size=(BOOTSTRAP_RESAMPLES, len(v)), replace=True), axis=1)
-        lo, hi = np.percentile(medians, [2.5, 97.5])
-        return float(lo), float(hi), "bootstrap95"
-    if len(v) == 2:
-        return float(v[0]), float(v[1]), "range"
-    return float(v[0]), float(v[0]), "single"
+def median_interval(values: np.ndarray) -> tuple[float, float, str, float]:
+    """The interval of the median of ``values``, the rule that made it and its true coverage."""
+    v = np.asarray(values, dtype=float)
+    lo, hi, level = stats.median_interval(v)
+    rule = "order statistics" if len(v) >= stats.MIN_REPS else ("range" if len(v) == 2 else "single")
+    return lo, hi, rule, level
 
 
 def summarise(perf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -101,17 +92,18 @@ def summarise(perf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     for key, g in perf.groupby(keys, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         values = g["value"].to_numpy(dtype=float)
-        lo, hi, rule = median_interval(values)
+        lo, hi, rule, level = median_interval(values)
         rows.append(dict(zip(keys, key)) | {
             "n": len(values), "median": float(np.median(values)), "min": float(values.min()),
             "max": float(values.max()), "lo": lo, "hi": hi, "interval": rule,
+            "interval_level": level,
             "spread_pct": 100.0 * (values.max() - values.min()) / np.median(values) if np.median(values) else np.nan,
             "median_wall": float(g["wall"].median()), "metric": g["metric"].iloc[0], "unit": g["unit"].iloc[0],
             "higher_is_better": bool(g["higher_is_better"].iloc[0]),
             "oversubscribed": bool(g["oversubscribed"].astype(bool).any()), "values": tuple(values.tolist()),
             "run_ids": ",".join(g["run_id"]),
         })
-    cols = keys + ["n", "median", "min", "max", "lo", "hi", "interval", "spread_pct", "median_wall", "metric",
+    cols = keys + ["n", "median", "min", "max", "lo", "hi", "interval", "interval_level", "spread_pct", "median_wall", "metric",
                    "unit", "higher_is_better", "oversubscribed", "values", "run_ids"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -160,7 +152,8 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, m
             if at_base.empty:
                 row |= {"base_scale": want, "base_median": np.nan, "speedup": np.nan, "ideal": np.nan,
                         "efficiency": np.nan, "efficiency_lo": np.nan, "efficiency_hi": np.nan,
-                        "efficiency_decided": False, "base_run_ids": "", "base_missing": True}
+                        "efficiency_level": np.nan, "efficiency_p": np.nan, "efficiency_decided": False,
+                        "base_run_ids": "", "base_missing": True}
             else:
                 b = at_base.iloc[0]
                 hib = bool(row["higher_is_better"])
@@ -169,11 +162,16 @@ def scalability(summary: pd.DataFrame, scale: Scale, base: dict | None = None, m
                 v = noise.efficiency(row["values"], b["values"], ideal, hib)
                 row |= {"base_scale": b[scale.axis], "base_median": b["median"], "speedup": speedup, "ideal": ideal,
                         "efficiency": speedup / ideal, "efficiency_lo": v.lo, "efficiency_hi": v.hi,
-                        "efficiency_decided": v.claimed, "base_run_ids": b["run_ids"], "base_missing": False,
+                        "efficiency_level": v.level,
+                        "efficiency_p": v.p if v.rule == stats.EXACT else np.nan,
+                        # before the report's multiplicity control (noise.control); the base against itself is no test
+                        "efficiency_decided": v.claimed and row[scale.axis] != b[scale.axis],
+                        "base_run_ids": b["run_ids"], "base_missing": False,
                         "oversubscribed": bool(row["oversubscribed"] or b["oversubscribed"])}
             rows.append(row)
     cols = list(summary.columns) + ["base_scale", "base_median", "speedup", "ideal", "efficiency", "efficiency_lo",
-                                    "efficiency_hi", "efficiency_decided", "base_run_ids", "base_missing"]
+                                    "efficiency_hi", "efficiency_level", "efficiency_p", "efficiency_decided",
+                                    "base_run_ids", "base_missing"]
     return pd.DataFrame(rows, columns=cols)
 
 

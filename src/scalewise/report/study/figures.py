@@ -239,7 +239,7 @@ VERDICT_COLOURS = {"better": "#2a9d4b", "worse": "#c0392b", "same": "#8c8c8c", "
 
 
 def b3_tuning(tuning: pd.DataFrame) -> Figure:
-    """B3: gain of each parameter set over the default (%), with its 95% interval, coloured by the noise verdict."""
+    """B3: gain of each parameter set over the default (%), with its exact test's interval, coloured by the verdict."""
     panels = list(tuning.groupby("group", sort=False))
     height = 0.9 + 0.22 * max(len(g) for _, g in panels)
     labels = tuning["params"].astype(str)
@@ -258,7 +258,9 @@ def b3_tuning(tuning: pd.DataFrame) -> Figure:
         ax.set_yticks(list(y), g["params"].astype(str), fontsize=7)
         ax.axvline(0, color="black", linewidth=0.8)
         metric = g["metric"].iloc[0]
-        ax.set_xlabel(f"gain over default in {metric} (%), 95% interval", fontsize=8)
+        levels = g["level"].dropna() if "level" in g else []
+        level = f"{levels.min():.0%} interval" if len(levels) else "no interval"
+        ax.set_xlabel(f"gain over default in {metric} (%), {level}", fontsize=8)
         ax.set_title(title, fontsize=9)
     handles = [Patch(color=c, label=v) for v, c in VERDICT_COLOURS.items() if v in set(tuning["verdict"])]
     fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=len(handles))

@@ -131,8 +131,9 @@ TUNING = FigureSpec(
     "b3-tuning", "B3", "tuning", "Gain of each parameter set over the default",
     sf.b3_tuning, lambda a: (a.tuning,),
     "Gain of each parameter set over params=default in the figure of merit (ratio of medians over the "
-    "repetitions, as speed for lower-is-better figures), with its 95% bootstrap interval. Green: better beyond "
-    "noise; red: worse; grey: within noise; pale: fewer than 3 repetitions a side.", _no_tuning)
+    "repetitions, as speed for lower-is-better figures), with the interval of the exact rank test at the level "
+    "the repetitions give it (90% at 3 a side). Green: better beyond the margin in that one test; red: worse; "
+    "grey: within noise; pale: fewer than 3 repetitions a side.", _no_tuning)
 
 
 def oversubscribed_runs(a: StudyAnalysis) -> frozenset:
