@@ -181,3 +181,32 @@ def test_the_study_file_gives_the_power_and_the_command_line_wins(planted, tmp_p
     study_file.write_text(study_file.read_text().replace("watts_per_node: 500", "watts_per_node: 0"))
     bad = CliRunner().invoke(cli, ["study", "report", str(study_file)])
     assert bad.exit_code == 2 and "report.watts_per_node" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def _launch_race(app_seconds: float, wall: float) -> list[Planted]:
+    """Two MPIs, 2 ranks, three repetitions whose profiled application took ``app_seconds`` of a ``wall`` launch."""
+    return [Planted(mpi=mpi, ranks=2, repetition=rep, wall=wall, profile=halo_profile(2, 0.8 * app_seconds,
+                                                                                    0.1 * app_seconds,
+                                                                                    0.1 * app_seconds))
+            for rep in range(3) for mpi in ("openmpi", "mpich")]
+
+
+def test_a_wall_that_is_mostly_launch_is_said(planted):
+    """0.15 s of application in a 0.5 s launch: 70% is launch and teardown, said once; 0.45 of 0.5 s is not."""
+    a = analyse_study(scalewise.open_study(planted(_launch_race(0.15, 0.5))))
+    notes = [f for f in a.findings if "launch and teardown" in f.text]
+    assert len(notes) == 1 and notes[0].numbers["share"] == pytest.approx(0.7) and notes[0].numbers["warn"]
+    calm = analyse_study(scalewise.open_study(planted(_launch_race(0.45, 0.5), "calm")))
+    assert not [f for f in calm.findings if "launch and teardown" in f.text]
+
+
+def test_tune_says_when_its_walls_are_mostly_launch(tmp_path):
+    from scalewise.campaign.tune import TuneSource
+    from scalewise.campaign.tune_run import launch_share
+
+    def source(fom):
+        return TuneSource("x.swlog", halo_profile(2, 0.12, 0.015, 0.015), "openmpi", {"command": ["./a"], "fom": fom},
+                          tmp_path, {"ranks": [2]}, 1.0)
+    o = launch_share(source({"source": "wall"}), [0.5, 0.52, 0.48])
+    assert o.warn and o.share == pytest.approx(0.7) and o.runs == 3
+    assert launch_share(source({"source": "result_line"}), [0.5]) is None, "the program's own time is compared"

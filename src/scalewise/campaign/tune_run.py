@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from scalewise.analysis.overhead import LaunchOverhead, launch_overhead
+
 from scalewise.analysis.study.scaling import config_keys, performance
 from scalewise.analysis.study.tuning import procedure, tuning_table
 from scalewise.campaign.progress import Reporter
@@ -52,6 +54,7 @@ class TuneOutcome:
     best: pd.Series | None  # the chosen set's held-out row, None when nothing beats the default on fresh runs
     settings_path: Path
     failed: int  # runs that did not end ok, in every round
+    launch: LaunchOverhead | None = None  # screening's launcher walls against the profiled run's own wall
 
 
 def _run(path: Path, study: dict, header: str, reporter: Reporter) -> tuple[pd.DataFrame, int]:
@@ -62,7 +65,9 @@ def _run(path: Path, study: dict, header: str, reporter: Reporter) -> tuple[pd.D
         # start on a busy machine) must not leave a setting with too few repetitions to judge.
         run_study(load_study(path), "local", True, reporter)
     rs = read_results(path, profiles=False)
-    return tuning_table(performance(rs), config_keys(rs)), int((rs.runs["status"] != "ok").sum())
+    table = tuning_table(performance(rs), config_keys(rs))
+    table.attrs["walls"] = rs.runs.loc[rs.runs["status"] == "ok", "wall"].dropna().astype(float).tolist()
+    return table, int((rs.runs["status"] != "ok").sum())
 
 
 def run_tuning(source: TuneSource, plan: TunePlan, outdir: Path, reporter: Reporter) -> TuneOutcome:
@@ -96,7 +101,16 @@ def run_tuning(source: TuneSource, plan: TunePlan, outdir: Path, reporter: Repor
     settings_path = outdir / f"tuned-{source.mpi}.{suffix}"
     settings_path.write_text(settings_file(source.mpi, settings, _note(source, best)))
     return TuneOutcome(plan, study_path, tuning, d.picks, paths.get("confirm"), d.confirmed, d.passed, held_out_path,
-                       d.held_out, best, settings_path, failed)
+                       d.held_out, best, settings_path, failed, launch_share(source, tuning.attrs.get("walls", [])))
+
+
+def launch_share(source: TuneSource, walls: list[float]) -> LaunchOverhead | None:
+    """Launch and teardown in the screening runs' walls, against the application's own wall in the profile tuned
+    from; None when the figure compared is not the wall (then the launcher is not what is timed)."""
+    if (source.application.get("fom") or {}).get("source", "wall") != "wall" or source.profile.ranks.empty:
+        return None
+    app = float(source.profile.ranks["wall"].max())
+    return launch_overhead([(w, app) for w in walls])
 
 
 def interval_text(row: pd.Series) -> str:

@@ -88,8 +88,11 @@ def tune(source, budget, repetitions, fom, output, plan_only, as_json) -> None:
             "passed": [] if outcome.passed.empty else list(outcome.passed["params"]),
             "held_out": outcome.held_out.to_dict("records"), "failed_runs": outcome.failed,
             "screening": {k: (None if r is None else r["params"]) for k, r in outcome.per_target.items()},
-            "best": None if outcome.best is None else outcome.best.to_dict()})
+            "best": None if outcome.best is None else outcome.best.to_dict(),
+            "launch_overhead": outcome.launch and outcome.launch.to_json_dict()})
         return
+    if outcome.launch and outcome.launch.warn:
+        click.echo(f"note: {outcome.launch.text}")
     for target, row in outcome.per_target.items():
         click.echo(_screening_line(target, row))
     if outcome.confirm_path:

@@ -10,8 +10,10 @@ live in ``profile_findings``.  Thresholds sit next to the rule using them.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from scalewise.analysis.finding import Finding
+from scalewise.analysis.overhead import launch_overhead
 from scalewise.analysis.run.findings import IMBALANCE_MAX_OVER_MEAN
 from scalewise.analysis.study import compare, energy, noise, scaling
 from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
@@ -93,6 +95,22 @@ def controlled(comparisons, scalability, costs, axis: str, include_oversubscribe
     if not costs.empty:
         costs["saving_claimed"] = costs["saving_claimed"].astype(bool) & stand[m:]
     return comparisons, s, costs
+
+
+def launch_share(a: StudyAnalysis) -> list[Finding]:
+    """Said once when the figure compared is the launcher's wall and launch and teardown are most of it
+    (the profiled runs' own runtime against their walls, analysis/overhead.py)."""
+    if a.perf.empty or "runtime" not in a.study.runs:
+        return []
+    timed = a.perf[a.perf["metric"] == scaling.JOBS_PER_DAY]
+    runs = a.study.runs.set_index("run_id")
+    pairs = [(float(runs.at[r, "wall"]), float(runs.at[r, "runtime"])) for r in timed["run_id"]
+             if r in runs.index and pd.notna(runs.at[r, "runtime"]) and pd.notna(runs.at[r, "wall"])]
+    o = launch_overhead(pairs)
+    if o is None or not o.warn:
+        return []
+    return [Finding("note", f"The figure compared is the wall of the launch: {o.text}.", o.to_json_dict(),
+                    tuple(timed["run_id"]))]
 
 
 def failed_runs(a: StudyAnalysis) -> list[Finding]:
@@ -235,4 +253,4 @@ def imbalance(a: StudyAnalysis) -> list[Finding]:
     return out
 
 
-BENCHMARK_RULES = [failed_runs, oversubscribed_runs, *COMPARISON_RULES, scalability, energy_savings, imbalance]
+BENCHMARK_RULES = [failed_runs, oversubscribed_runs, launch_share, *COMPARISON_RULES, scalability, energy_savings, imbalance]
