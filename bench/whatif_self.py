@@ -73,8 +73,9 @@ def main() -> int:
                     cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
                                                      shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes)
                     s = cal.network.shaping
-                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; doubts {cal.doubts or 'none'}",
-                          flush=True)
+                    o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
+                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
+                          f"doubts {cal.doubts or 'none'}", flush=True)
                     for app in a.apps:
                         errs, shares = [], []
                         for k in range(a.repeats):
