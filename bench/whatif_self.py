@@ -75,7 +75,7 @@ def main() -> int:
                     s = cal.network.shaping
                     o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
                     print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
-                          f"doubts {cal.doubts or 'none'}", flush=True)
+                          f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
                     for app in a.apps:
                         errs, shares = [], []
                         for k in range(a.repeats):

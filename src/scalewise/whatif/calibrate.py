@@ -232,6 +232,21 @@ def payload_share(points: dict[int, float], shaping: Shaping) -> float:
     return min(1.0, rate / shaping.bytes_per_second)
 
 
+# A message this large both ways at once, against one way, tells whether the transport moves
+# both directions of a shaped link at once (MPICH: 351 ms against 346 ms for 4 MiB at 100 Mbit/s)
+# or one after the other (Open MPI's TCP transport: 692 ms).
+BOTH_WAYS_BYTES = 4 << 20
+# Both ways taking at least this many times one way is a half-duplex transport.
+HALF_DUPLEX_RATIO = 1.5
+
+
+def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: Launcher | None = None,
+                    statistic: str = "best", pause: float = 0.0, reps: int = 3) -> float:
+    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
+    half round trip) a message of that size each way at once takes."""
+    return stream_time(flavour, hosts, launcher, reps, statistic, 1, BOTH_WAYS_BYTES, pause) / one_way
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A fitted network and what it was fitted from: half round trips per size by statistic
@@ -243,24 +258,32 @@ class Calibration:
     overhead: float
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
+    both_ways: float | None = None  # both_ways_ratio, on a shaped link
 
 
 def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, *,
                    hosts: list[str] | None = None, launcher: Launcher | None = None,
                    shaping: Shaping | None = None, reps: int = 50, statistic: str = "best") -> Calibration:
     """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
-    a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit, and
-    the checks of trust (calibration_doubts)."""
+    a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit,
+    whether a shaped link's transport moves both directions at once (both_ways_ratio), and the
+    checks of trust (calibration_doubts)."""
     both = measure_both(flavour, hosts, reps=reps, launcher=launcher, pause=rest_for(shaping))
     o = measure_overheads(flavour, both[statistic], hosts, reps=reps, launcher=launcher, statistic=statistic,
                           pause=rest_for(shaping))
     if shaping:
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
+    ratio = None
+    if shaping and BOTH_WAYS_BYTES in both[statistic]:
+        ratio = both_ways_ratio(flavour, both[statistic][BOTH_WAYS_BYTES], hosts, launcher, statistic,
+                                rest_for(shaping))
+        if ratio >= HALF_DUPLEX_RATIO:
+            net = net.model_copy(update={"duplex": "half"})
     doubts = calibration_doubts(both, shaping)
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o[8], doubts, o)
+    return Calibration(net, both, o[8], doubts, o, ratio)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,
