@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What-if self-replay on the emulated cluster: each proxy run traced with one rank on each of 2
 emulated nodes, then its own trace replayed on its own link's calibration (`scalewise calibrate
---cluster`: ranges, shaping with the measured payload share, collectives with their per-call
-cost), so the computation is the run's own and only the network model is tested.  Every round's
+--cluster`: ranges, o by message size, shaping with the measured payload share, the link's
+duplex, collectives with their per-call cost), so the computation is the run's own and only the network model is tested.  Every round's
 error is printed, then a summary over all rounds.  Root; holds the cluster lock.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
