@@ -71,7 +71,8 @@ def main() -> int:
                     c = cluster_up(2, parse_rate(rate))
                     on_nodes = pair_launcher(c, flavour, "whatif_self")
                     cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
-                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes)
+                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes,
+                                                     measure_duplex=True)
                     s = cal.network.shaping
                     o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
                     print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
