@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What-if self-replay on the emulated cluster: each proxy run traced with one rank on each of 2
 emulated nodes, then its own trace replayed on its own link's calibration (`scalewise calibrate
---cluster`: ranges, shaping with the measured payload share, collectives with their per-call
-cost), so the computation is the run's own and only the network model is tested.  Every round's
+--cluster`: ranges, o by message size, shaping with the measured payload share, the link's
+duplex, collectives with their per-call cost), so the computation is the run's own and only the network model is tested.  Every round's
 error is printed, then a summary over all rounds.  Root; holds the cluster lock.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
@@ -71,10 +71,12 @@ def main() -> int:
                     c = cluster_up(2, parse_rate(rate))
                     on_nodes = pair_launcher(c, flavour, "whatif_self")
                     cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
-                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes)
+                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes,
+                                                     measure_duplex=True)
                     s = cal.network.shaping
-                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; doubts {cal.doubts or 'none'}",
-                          flush=True)
+                    o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
+                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
+                          f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
                     for app in a.apps:
                         errs, shares = [], []
                         for k in range(a.repeats):

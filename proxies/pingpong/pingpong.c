@@ -13,6 +13,9 @@
  * then has ranks 0 and 1 post N receives each and send each other N 8-byte
  * messages back to back, --reps times; rank 0 prints
  *   SCALEWISE_STREAM bytes=8 msgs=N reps=R stream_us=T best_stream_us=t
+ * (--stream-bytes B sends B-byte messages instead: the CPU time of a send
+ * grows with its size; --pause-us rests before each stream too, so that a
+ * stream a shaped link's bucket holds passes at the link's unlimited speed)
  * (median and fastest time of the slower rank): each rank's CPU pays every
  * message it sends and every one it receives, which a ping-pong cannot
  * separate from the latency (scalewise calibrate fits the overhead o from
@@ -36,19 +39,21 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Ranks 0 and 1 each post n receives, then send each other n 8-byte messages back to back and
+/* Ranks 0 and 1 each post n receives, then send each other n messages of `bytes` back to back and
  * complete the receives; rank 0 prints the slower rank's time. */
-static void stream_of_small_messages(int rank, long n, int reps, int warmup, double *t) {
-    char out[8] = {0}, *in = malloc((size_t)n * 8);
+static void stream_of_messages(int rank, long n, long bytes, long pause_us, int reps, int warmup, double *t) {
+    char *out = calloc((size_t)bytes, 1), *in = malloc((size_t)(n * bytes));
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)n);
     MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)n); /* not STATUSES_IGNORE: gcc misreads MPICH's */
-    if (!in || !req || !st) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (!out || !in || !req || !st) MPI_Abort(MPI_COMM_WORLD, 3);
     int peer = rank < 2 ? 1 - rank : MPI_PROC_NULL; /* other ranks join only the barrier and reduce */
     for (int i = -warmup; i < reps; i++) {
-        for (long k = 0; k < n; k++) MPI_Irecv(in + 8 * k, 8, MPI_CHAR, peer, 3, MPI_COMM_WORLD, &req[k]);
+        for (long k = 0; k < n; k++)
+            MPI_Irecv(in + bytes * k, (int)bytes, MPI_CHAR, peer, 3, MPI_COMM_WORLD, &req[k]);
+        if (rank == 0) sw_rest_busy((double)pause_us * 1e-6); /* both directions' buckets refill */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (long k = 0; k < n; k++) MPI_Send(out, 8, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+        for (long k = 0; k < n; k++) MPI_Send(out, (int)bytes, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
         MPI_Waitall((int)n, req, st);
         double mine = MPI_Wtime() - t0, slowest = mine;
         MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -56,9 +61,10 @@ static void stream_of_small_messages(int rank, long n, int reps, int warmup, dou
     }
     if (rank == 0) {
         qsort(t, (size_t)reps, sizeof(double), cmp_double);
-        printf("SCALEWISE_STREAM bytes=8 msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f\n", n, reps,
-               t[reps / 2] * 1e6, t[0] * 1e6);
+        printf("SCALEWISE_STREAM bytes=%ld msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f\n", bytes, n,
+               reps, t[reps / 2] * 1e6, t[0] * 1e6);
     }
+    free(out);
     free(in);
     free(req);
     free(st);
@@ -67,7 +73,7 @@ static void stream_of_small_messages(int rank, long n, int reps, int warmup, dou
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size, reps = 20, warmup = 3;
-    long pause_us = 0, stream = 0;
+    long pause_us = 0, stream = 0, stream_bytes = 8;
     char sizes[1024] = "8,4194304";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -77,14 +83,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes, sizeof sizes, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--pause-us") && i + 1 < argc) pause_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--stream") && i + 1 < argc) stream = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--stream-bytes") && i + 1 < argc) stream_bytes = atol(argv[++i]);
         else {
-            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W] [--pause-us P] [--stream N])\n", argv[i]);
+            if (rank == 0) fprintf(stderr, "pingpong: unknown argument '%s' (usage: pingpong [--sizes N,N] [--reps R] [--warmup W] [--pause-us P] [--stream N] [--stream-bytes B])\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
     }
-    if (size < 2 || reps < 1 || warmup < 0 || pause_us < 0 || stream < 0) {
-        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks, --reps >= 1, --pause-us >= 0 and --stream >= 0\n");
+    if (size < 2 || reps < 1 || warmup < 0 || pause_us < 0 || stream < 0 || stream_bytes < 1) {
+        if (rank == 0) fprintf(stderr, "pingpong: needs 2 or more ranks, --reps >= 1, --pause-us >= 0, --stream >= 0 and --stream-bytes >= 1\n");
         MPI_Finalize();
         return 2;
     }
@@ -118,7 +125,7 @@ int main(int argc, char **argv) {
         }
         free(buf);
     }
-    if (stream > 0) stream_of_small_messages(rank, stream, reps, warmup, t);
+    if (stream > 0) stream_of_messages(rank, stream, stream_bytes, pause_us, reps, warmup, t);
     free(t);
     MPI_Finalize();
     return 0;

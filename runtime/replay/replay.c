@@ -18,6 +18,7 @@
 
 typedef struct {
     double clock, tx_free, rx_free, call_start;
+    double tx_from; /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
     int64_t pos;
     int started; /* the current event's compute and posting are done */
@@ -210,6 +211,8 @@ static int post_send(engine *e, int32_t r, int64_t ev)
     int k = range_of(net, bytes);
     /* The NIC sends one message after the other; the CPU only pays o. */
     double start = fmax(st->clock, st->tx_free);
+    if (start > st->tx_free)
+        st->tx_from = start;
     start += shaping_delay(net, st, start, bytes);
     st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     e->st[ev].t_post = start;
@@ -300,6 +303,13 @@ static int wait_all(engine *e, int32_t r, const int64_t *reqs, int64_t n)
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
         double end = fmax(arrival - wire, st->rx_free) + wire;
+        if (net->half_duplex) {
+            /* The message held the link for its wire time and, shaped, its wait beyond the
+             * bucket; whatever of that overlaps the rank's own sending is moved after it. */
+            double held = wire + (net->bucket_rate > 0 ? fmax(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
+            double from = fmax(arrival - held, st->rx_free);
+            end = from + held + fmax(0, fmin(from + held, st->tx_free) - fmax(from, st->tx_from));
+        }
         st->rx_free = end;
         t = fmax(t, end) + net->overhead[k];
     }

@@ -33,6 +33,10 @@ typedef struct {
      * credit left waits for the rest.  bucket_rate 0: not shaped. */
     double bucket_bytes;
     double bucket_rate;
+    /* 1: a rank's incoming messages take turns with its outgoing ones on its
+     * link (a transport that moves one direction at a time, as Open MPI's
+     * TCP transport measured on shaped links); 0: both directions at once. */
+    int64_t half_duplex;
 } sw_network;
 
 /* One event, all fields side by side: the engine reads every rank's current

@@ -63,8 +63,8 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
     assert 0.080 <= 8 * n / one_way.wall_time / 1e9 <= 0.105, one_way.wall_time
 
 
-# Open MPI's dft is left out: at 100 Mbit/s its TCP transport slows down under back-to-back
-# exchanges both ways (docs/benchmarks.md), which the model does not have.
+# Open MPI's dft is left out: at 100 Mbit/s its TCP transport takes turns between the two directions
+# of most exchanges, not all (docs/benchmarks.md, (a)), so a run's error depends on which it did.
 @pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"]), ("openmpi", ["sem"])])
 def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps, tmp_path):
     # Rounds, as bench/whatif_cluster.py: each round records at 1 Gbit/s and measures at 100 Mbit/s

@@ -7,10 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scalewise import whatif
-from scalewise.whatif.calibrate import SIZES, calibration_doubts, fit, payload_share
+from scalewise.whatif.calibrate import SIZES, calibration_doubts, fit, measure_overheads, payload_share
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
@@ -40,6 +41,28 @@ def test_fit_takes_the_measured_overhead_out_of_the_latency():
               + [C("MPI_Waitall", reqs=tuple(range(n)))] for r in (0, 1)]
     [p] = whatif.replay(whatif.from_calls(stream), net)
     assert p.wall_time == pytest.approx(2 * n * 3e-6, rel=1e-9)
+
+
+def test_fit_charges_the_overhead_measured_at_each_size():
+    # o grows from 2 us at 8 B to 18 us at 8 KiB; 2o + L + s G with L = 40 us, 1 Gbit/s
+    o_by_size = {8: 2e-6, 1024: 4e-6, 8192: 18e-6}
+
+    def o_of(s):
+        return float(np.interp(s, sorted(o_by_size), [o_by_size[k] for k in sorted(o_by_size)]))
+    points = {s: 2 * o_of(s) + 40e-6 + s * 8 / 1e9 for s in SIZES}
+    net = fit(points, 1 << 30, "growing", "", overhead=o_by_size)
+    by_upto = {r.upto: r for r in net.ranges}
+    assert by_upto[1024].overhead_us == pytest.approx(4.0) and by_upto[8192].overhead_us == pytest.approx(18.0)
+    assert by_upto[4096].overhead_us == pytest.approx(1e6 * o_of(4096))
+    assert net.ranges[-1].overhead_us == pytest.approx(18.0)  # flat beyond the largest stream
+    for size, t in points.items():  # the ping-pong is still reproduced at every measured size
+        assert _model_half_rtt(net, size) == pytest.approx(t, rel=1e-9)
+    # a stream of 8 KiB messages both ways costs each rank 2 n o(8 KiB) of CPU in the replay
+    n = 6
+    stream = [[C("MPI_Irecv", 1 - r, 8192, req=k) for k in range(n)] + [C("MPI_Send", 1 - r, 8192)] * n
+              + [C("MPI_Waitall", reqs=tuple(range(n)))] for r in (0, 1)]
+    [p] = whatif.replay(whatif.from_calls(stream), net)
+    assert p.wall_time >= 2 * n * 18e-6
 
 
 def test_fit_on_a_shaped_link_describes_the_link_without_its_bucket():
@@ -139,3 +162,10 @@ def test_a_shaped_link_charges_its_headers_to_the_bucket():
     [pure] = whatif.replay(whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]]),
                            net.model_copy(update={"shaping": ideal}))
     assert one_way.wall_time / pure.wall_time == pytest.approx(1 / 0.95, rel=0.01)
+
+
+def test_streams_of_larger_messages_give_an_overhead_per_size():
+    points = {1024: 5e-6, 8192: 10e-6}  # half round trips: what the stream's time is compared with
+    found = measure_overheads("openmpi", points, reps=3)
+    assert sorted(found) == [8, 1024, 8192]
+    assert all(found[s] >= found[8] > 0 for s in found)

@@ -181,3 +181,20 @@ def test_engine_rejects_a_request_list_that_points_at_no_request():
     streams.events["peer"][1] = 1
     with pytest.raises(ScalewiseError, match="event 1: bad operation, peer, function, cost or request list"):
         engine.run(streams, whatif.network("ideal"))
+
+
+def test_a_half_duplex_link_moves_an_exchange_one_direction_after_the_other():
+    # 1 MB each way at once on a link shaped to 0.08 Gbit/s (10 MB/s) with a 100 kB bucket:
+    # each message waits (1 MB - 100 kB) / 10 MB/s = 90 ms for its credit, then takes 1 ms on the wire
+    n = 1_000_000
+    exchange = [[C("MPI_Irecv", 1 - r, n, req=0), C("MPI_Isend", 1 - r, n, req=1), C("MPI_Waitall", reqs=(0, 1))]
+                for r in (0, 1)]
+    shaped = loggp(latency_us=0, overhead_us=0).model_copy(
+        update={"shaping": whatif.Shaping(rate_gbit_s=0.08, bucket_bytes=100_000)})
+    full = finish(whatif.from_calls(exchange), shaped)
+    assert full.wall_time == pytest.approx(0.091, rel=1e-9)  # both directions at once
+    half = finish(whatif.from_calls(exchange), shaped.model_copy(update={"duplex": "half"}))
+    assert half.wall_time == pytest.approx(2 * 0.091, rel=1e-9)  # one after the other
+    # one way only: nothing to take turns with
+    one_way = whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]])
+    assert finish(one_way, shaped.model_copy(update={"duplex": "half"})).wall_time == pytest.approx(0.091, rel=1e-9)

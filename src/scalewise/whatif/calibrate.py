@@ -3,9 +3,10 @@ sweep between two ranks and fit them into a file the replay accepts.
 
 In the model (docs/whatif.md) an eager message's half round trip is
 ``2o + L + s*G`` and a rendezvous one adds the RTS/CTS handshake, ``2*L0``.
-A ping-pong cannot tell ``o`` from ``L``; streams of small messages both
-ways measure ``o`` (measure_overhead) and the fit takes it out of each range's
-intercept (docs/decisions.md); ``g`` is 0.  Each pair of
+A ping-pong cannot tell ``o`` from ``L``; streams of messages both ways
+measure ``o`` at a few sizes (measure_overheads: the CPU time of a send grows
+with its size) and the fit takes it out of each range's intercept
+(docs/decisions.md); ``g`` is 0.  Each pair of
 neighbouring measured sizes gets its own range, a line through the two
 measured half round trips (median by default), so the model reproduces the
 ping-pong at every measured size: real transports are not one line (TCP
@@ -48,6 +49,12 @@ _LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?b
 _STREAM = re.compile(r"SCALEWISE_STREAM .*?stream_us=([\d.]+) best_stream_us=([\d.]+)")
 _COLUMN = {"median": 0, "best": 1}  # the proxies print the median, then the fastest
 STREAM = 200  # small messages each way per stream: one latency is a small part of it
+# The sizes whose streams give o(size): eager on every transport above (MPICH's limit is 8 KiB).
+STREAM_SIZES = (8, 1024, 8192)
+# Bytes each way a stream of larger messages carries: within a shaped link's 64 KiB bucket
+# (links.bucket_bytes) with room for the headers, so that the stream, rested, is the CPU's time
+# and not the limit's.
+STREAM_HELD = 48 * 1024
 
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
@@ -120,6 +127,43 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
     return measure_both(flavour, hosts, sizes, reps, launcher, pause)[statistic]
 
 
+def stream_time(flavour: str, hosts: list[str] | None, launcher: Launcher | None, reps: int, statistic: str,
+                msgs: int, size: int = 8, pause: float = 0.0) -> float:
+    """Seconds the slower rank takes for ``msgs`` messages of ``size`` bytes each way, back to back."""
+    args = ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs), "--stream-bytes", str(size),
+            *pause_args(pause)]
+    stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
+    if len(stream) != 1:
+        raise ScalewiseError(f"calibrate: the ping-pong printed no stream of {size}-byte messages")
+    return float(stream[0][_COLUMN[statistic]]) * 1e-6
+
+
+def stream_msgs(size: int) -> int:
+    """Messages each way in the stream of ``size``-byte messages: STREAM small ones, else what
+    STREAM_HELD holds (at least 4)."""
+    return STREAM if size <= 8 else max(4, min(STREAM, STREAM_HELD // size))
+
+
+def measure_overheads(flavour: str, half_rtt: dict[int, float], hosts: list[str] | None = None, reps: int = 50,
+                      launcher: Launcher | None = None, statistic: str = "best",
+                      pause: float = 0.0) -> dict[int, float]:
+    """``o`` in seconds at each of STREAM_SIZES (that ``half_rtt``, the ping-pong's, has too).
+
+    At 8 bytes, measure_overhead.  A stream of n larger messages takes ``2 n o + L + s G`` in the
+    model and the ping-pong's half round trip ``2 o + L + s G``: their difference is
+    ``2 (n - 1) o``, the latency and the wire cancel.  Never below the 8-byte ``o``.  ``pause``
+    rests a shaped link before each stream (which STREAM_HELD lets its bucket hold)."""
+    o8 = measure_overhead(flavour, hosts, reps, launcher, statistic)
+    found = {8: o8}
+    for size in STREAM_SIZES[1:]:
+        if size not in half_rtt:
+            continue
+        n = stream_msgs(size)
+        took = stream_time(flavour, hosts, launcher, reps, statistic, n, size, pause)
+        found[size] = max(o8, (took - half_rtt[size]) / (2 * (n - 1)))
+    return found
+
+
 def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 50, launcher: Launcher | None = None,
                      statistic: str = "best", msgs: int = STREAM) -> float:
     """The CPU time per message ``o``, in seconds, from streams of small messages both ways.
@@ -129,15 +173,11 @@ def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 5
     ``o`` per message received, and the messages arrive while it is still
     sending, so a stream takes ``2 n o`` (plus one latency, which n makes
     small): ``o = stream / 2n``."""
-    out = _pingpong(flavour, hosts, launcher, ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs)])
-    stream = _STREAM.findall(out)
-    if len(stream) != 1:
-        raise ScalewiseError("calibrate: the ping-pong printed no stream of small messages")
-    return float(stream[0][_COLUMN[statistic]]) * 1e-6 / (2 * msgs)
+    return stream_time(flavour, hosts, launcher, reps, statistic, msgs) / (2 * msgs)
 
 
 def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
-        shaping: Shaping | None = None, overhead: float = 0.0) -> Network:
+        shaping: Shaping | None = None, overhead: float | dict[int, float] = 0.0) -> Network:
     """One range per pair of neighbouring sizes, its line through both measured points.
 
     A larger message is never taken as cheaper than a smaller one.  Above the
@@ -149,15 +189,23 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
     Where the line through two points would cross zero below them (a steep
     step) the range starts at 0 and passes through its upper point.
 
-    ``overhead`` (``o``, from measure_overhead) is taken out of each range's
-    intercept, which is ``2o + L`` in the model, and never more than half of
-    it: the ping-pong is still reproduced at every measured size."""
+    ``overhead`` (``o``, from measure_overhead, or ``o`` by size from
+    measure_overheads, read between the sizes on a line and flat beyond them)
+    is taken out of each range's intercept, which is ``2o + L`` in the model,
+    at the range's upper size, and never more than half of it: the ping-pong
+    is still reproduced at every measured size."""
     if len(points) < 2:
         raise ScalewiseError("calibrate: fewer than 2 message sizes measured")
     sizes = sorted(points)
     held = [max(s - shaping.payload_bucket, 0) / shaping.payload_per_second if shaping else 0.0 for s in sizes]
     times = np.maximum.accumulate([max(points[s] - h, 0.0) for s, h in zip(sizes, held)])
-    o = min(overhead, times[0] / 2)
+    by_size = overhead if isinstance(overhead, dict) else {0: overhead}
+    known = sorted(by_size)
+
+    def o_at(size: float) -> float:
+        return float(np.interp(size, known, [by_size[k] for k in known]))
+
+    o = min(o_at(sizes[0]), times[0] / 2)
     handshake = 2 * (times[0] - 2 * o)  # 2 L0
     wire = [t - handshake if s > eager_limit else t for s, t in zip(sizes, times)]
     ranges = []
@@ -166,7 +214,7 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
         slope = max((t1 - t0) / (s1 - s0), 1e-15)  # flat: as fast as measurable
         intercept = max(t1 - slope * s1, 0.0)
         slope = max((t1 - intercept) / s1, 1e-15)
-        ok = min(o, intercept / 2)
+        ok = min(o_at(sizes[k]), intercept / 2)
         ranges.append({"upto": sizes[k] if k < len(sizes) - 1 else math.inf, "latency_us": (intercept - 2 * ok) * 1e6,
                        "overhead_us": ok * 1e6, "gap_us": 0.0, "bandwidth_gbit_s": 8.0 / slope / 1e9})
     return Network(name=name, description=description, eager_limit=eager_limit, ranges=ranges, shaping=shaping)
@@ -184,32 +232,62 @@ def payload_share(points: dict[int, float], shaping: Shaping) -> float:
     return min(1.0, rate / shaping.bytes_per_second)
 
 
+# A message this large both ways at once, against one way, tells whether the transport moves
+# both directions of a shaped link at once (MPICH: 351 ms against 346 ms for 4 MiB at 100 Mbit/s)
+# or one after the other (Open MPI's TCP transport: 692 ms).
+BOTH_WAYS_BYTES = 4 << 20
+# Both ways taking at least this many times one way is a half-duplex transport.
+HALF_DUPLEX_RATIO = 1.5
+
+
+def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: Launcher | None = None,
+                    pause: float = 0.0, reps: int = 5) -> float:
+    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
+    half round trip) a message of that size each way at once takes, in the median exchange: Open
+    MPI's took 2.0 times in most exchanges and 1.0 in some, in 6 launches of 5 each (so the
+    fastest says the wrong thing)."""
+    return stream_time(flavour, hosts, launcher, reps, "median", 1, BOTH_WAYS_BYTES, pause) / one_way
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A fitted network and what it was fitted from: half round trips per size by statistic
-    (seconds), the overhead ``o`` (seconds) and the reasons, if any, not to trust it."""
+    (seconds), the overhead ``o`` of small messages (seconds), ``o`` by message size, and the
+    reasons, if any, not to trust it."""
 
     network: Network
     points: dict[str, dict[int, float]]
     overhead: float
     doubts: tuple[str, ...] = ()
+    overheads: dict[int, float] | None = None
+    both_ways: float | None = None  # both_ways_ratio, on a shaped link
 
 
 def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, *,
                    hosts: list[str] | None = None, launcher: Launcher | None = None,
-                   shaping: Shaping | None = None, reps: int = 50, statistic: str = "best") -> Calibration:
+                   shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
+                   measure_duplex: bool = False) -> Calibration:
     """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
-    a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit, and
-    the checks of trust (calibration_doubts)."""
+    a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit,
+    whether a shaped link's transport moves both directions at once (both_ways_ratio), and the
+    checks of trust (calibration_doubts)."""
     both = measure_both(flavour, hosts, reps=reps, launcher=launcher, pause=rest_for(shaping))
-    o = measure_overhead(flavour, hosts, reps=reps, launcher=launcher, statistic=statistic)
+    o = measure_overheads(flavour, both[statistic], hosts, reps=reps, launcher=launcher, statistic=statistic,
+                          pause=rest_for(shaping))
     if shaping:
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
+    ratio = None
+    # Only when asked: under load a disturbed both-ways exchange can read as half duplex (an
+    # MPICH calibration at load 3-4 then predicted dft 33-74% slow across links).
+    if measure_duplex and shaping and BOTH_WAYS_BYTES in both[statistic]:
+        ratio = both_ways_ratio(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
+        if ratio >= HALF_DUPLEX_RATIO:
+            net = net.model_copy(update={"duplex": "half"})
     doubts = calibration_doubts(both, shaping)
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o, doubts)
+    return Calibration(net, both, o[8], doubts, o, ratio)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,

@@ -23,7 +23,7 @@ _P = C.c_void_p
 class _Network(C.Structure):
     _fields_ = [("nranges", C.c_int64), ("upto", _P), ("latency", _P), ("overhead", _P), ("gap", _P),
                 ("per_byte", _P), ("eager_limit", C.c_double), ("bucket_bytes", C.c_double),
-                ("bucket_rate", C.c_double)]
+                ("bucket_rate", C.c_double), ("half_duplex", C.c_int64)]
 
 
 class _Trace(C.Structure):
@@ -103,7 +103,8 @@ def run(streams: Streams, net: Network) -> EngineResult:
     }
     shaped = net.shaping
     c_net = _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
-                     shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0)
+                     shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0,
+                     int(net.duplex == "half"))
     nranks, nfuncs = streams.nranks, max(1, len(streams.functions))
     c_trace = _Trace(nranks, streams.nevents, nfuncs, _ptr(rank_start), _ptr(events), _ptr(reqs), len(reqs))
     finish, compute = np.zeros(nranks), np.zeros(nranks)

@@ -9,6 +9,7 @@ import math
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -99,6 +100,9 @@ class Network(BaseModel):
     eager_limit: int = Field(ge=0, description="messages of at most this many bytes go eagerly")
     ranges: list[SizeRange] = Field(min_length=1)
     shaping: Shaping | None = None
+    duplex: Literal["full", "half"] = Field("full", description="half: a rank's incoming messages take turns with "
+                                            "its outgoing ones (a transport that moves one direction at a time); "
+                                            "calibrate measures it")
     collectives: list[MeasuredCollective] | None = None
     doubts: list[str] | None = Field(None, description="why calibrate found the measurement not trustworthy")
 
