@@ -22,7 +22,8 @@ timeout: 30
 """)
 
 
-def test_plan_lists_runs_with_ids(write_study, swtest_dir):
+def test_plan_lists_runs_with_ids(write_study, swtest_dir, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # pytest-xdist's workers set 80; a pipe keeps every column
     path = _write(write_study, swtest_dir)
     result = CliRunner().invoke(study, ["plan", "--json", str(path)])
     assert result.exit_code == 0, result.output
