@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import scalewise
-from scalewise.campaign.evaluate import LAUNCH_OVERHEAD_WARN, judge, launch_overhead, read_fom
+from scalewise.analysis.overhead import LAUNCH_OVERHEAD_WARN, launch_overhead
+from scalewise.campaign.evaluate import judge, read_fom
 from scalewise.campaign.studyfile import Fom
 from scalewise.launch.base import Outcome
 from scalewise.launch.process import run_command

@@ -14,7 +14,7 @@ Figure-of-merit sources (docs/studies.md): ``wall``, the launcher's wall
 (start to exit, launch and teardown included); ``profile_wall``, the
 application's own wall as the profiler measured it (the slowest rank's
 MPI_Init return to MPI_Finalize entry; needs ``profile: true``); ``regex``
-and ``result_line``, what the application prints.  ``launch_overhead`` says
+and ``result_line``, what the application prints.  ``analysis.overhead.launch_overhead`` says
 when launch and teardown take more than a third of the launcher's wall.
 """
 
@@ -25,7 +25,6 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalewise.analysis.overhead import LAUNCH_OVERHEAD_WARN, LaunchOverhead, launch_overhead  # noqa: F401 (re-exported)
 from scalewise.campaign.failure import failure_reason
 from scalewise.campaign.studyfile import Fom
 from scalewise.errors import ScalewiseError
