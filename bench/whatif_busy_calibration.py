@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from whatif_priority import ahead_of_others, at_usual_priority  # noqa: E402
+from scalewise.cluster.dedicated import ahead_of_others, at_usual_priority  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.links import parse_rate  # noqa: E402

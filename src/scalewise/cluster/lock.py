@@ -5,7 +5,9 @@ each brought a cluster up would tear down each other's.  A study on
 emulated nodes (and each test that uses them) holds this lock for as long as
 it uses the cluster; a second one waits, and says so once.  The lock is
 reentrant within a process, so a test holding it can run a study that takes
-it again.
+it again.  While a process holds it, it and the processes it starts run ahead
+of the host's other work (cluster/dedicated.py): the nodes stand for
+dedicated ones.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from scalewise.cluster.dedicated import ahead_of_others, back_to_usual
 from scalewise.cluster.paths import NOT_ROOT
 from scalewise.errors import ScalewiseError
 
-_held: dict[str, object] = {}  # path -> [open file, depth] while this process holds it
+_held: dict[str, list] = {}  # path -> [open file, depth, priority watcher] while this process holds it
 
 
 def lock_path() -> Path:
@@ -45,7 +48,7 @@ def acquire() -> None:
         print(f"scalewise: waiting for the emulated cluster, in use by another process ({path})",
               file=sys.stderr, flush=True)
         fcntl.flock(fh, fcntl.LOCK_EX)
-    _held[path] = [fh, 1]
+    _held[path] = [fh, 1, ahead_of_others(quiet=True)]
 
 
 def release() -> None:
@@ -56,6 +59,7 @@ def release() -> None:
     entry[1] -= 1
     if entry[1] == 0:
         del _held[path]
+        back_to_usual(entry[2])
         entry[0].close()  # closing the file drops the flock
 
 

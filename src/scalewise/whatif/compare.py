@@ -79,10 +79,15 @@ def compare(predictions: list[Prediction], measured: Profile | None = None, capp
 def against_measured(w: WhatIf) -> pd.DataFrame:
     """Per network: predicted wall time over the measured run's, less 1, and the MPI share's
     difference (points).  A change, not an error: it is the prediction's error only for the
-    network the run was measured on (the accuracy benches compare exactly that)."""
+    network the run was measured on (the accuracy benches compare exactly that).
+
+    ``compute_change`` is the traced run's compute over the measured run's, less 1: the replay
+    keeps the trace's compute, so a run recorded in a slow spell of the machine is predicted slow
+    whatever the network; this column tells that part of an error from the network model's."""
     if MEASURED not in w.summary.index:
-        return pd.DataFrame(columns=["wall_change", "mpi_share_points"])
+        return pd.DataFrame(columns=["wall_change", "mpi_share_points", "compute_change"])
     m = w.summary.loc[MEASURED]
     s = w.summary.drop(index=MEASURED)
     return pd.DataFrame({"wall_change": s["wall_time"] / m["wall_time"] - 1,
-                         "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100})
+                         "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100,
+                         "compute_change": s["compute"] / m["compute"] - 1 if m["compute"] else 0.0})
