@@ -49,3 +49,14 @@ def test_goldens_are_mpips_figures(name, flavour):
     assert golden["functions"] == golden_functions(mpip, app.ranks)
     excluded_unknown = set(app.excluded) - set(golden["functions"])
     assert not excluded_unknown, f"excluded functions mpiP never recorded: {sorted(excluded_unknown)}"
+
+
+def test_the_setup_script_installs_every_applications_packages():
+    import re
+
+    from golden import ROOT
+
+    script = (ROOT / "scripts" / "setup-system.sh").read_text()
+    group = set(re.search(r'^validate="([^"]*)"', script, re.M).group(1).split())
+    wanted = {p for name in app_names() for p in load_app(name).packages}
+    assert wanted <= group, f"missing from the validate group: {sorted(wanted - group)}"
