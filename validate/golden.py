@@ -42,8 +42,12 @@ SAME_BYTES = frozenset(f"MPI_{name}" for name in (
 TIMES_RANKS = frozenset({"MPI_Alltoall", "MPI_Ialltoall"})
 
 
-def golden_functions(mpip: dict, nranks: int) -> dict:
-    """The goldens of every function mpiP recorded: its calls, and its bytes where they are golden."""
+def golden_functions(mpip: dict, nranks: int, received: dict[str, list[str]] | None = None) -> dict:
+    """The goldens of every function mpiP recorded: its calls, and its bytes where they are golden.
+
+    ``received``: receive functions whose bytes are what the other rank sent
+    with the listed functions (a manifest's ``[received_bytes]``, for 2-rank
+    jobs where they are the only receives and no rank sends to itself)."""
     out = {}
     for name, f in sorted(mpip.items()):
         got = f["bytes"]
@@ -54,6 +58,11 @@ def golden_functions(mpip: dict, nranks: int) -> dict:
         else:
             bytes_, source = None, "not golden: mpiP records no bytes or another quantity"
         out[name] = {"calls": f["calls"], "bytes": bytes_, "bytes_source": source, "mpip_bytes": got}
+    for name, senders in (received or {}).items():
+        if nranks != 2:
+            raise ValueError("[received_bytes] holds for 2 ranks only")
+        sent = [sum((mpip[s]["bytes"] or [0] * nranks)[rank] for s in senders if s in mpip) for rank in range(nranks)]
+        out[name].update(bytes=sent[::-1], bytes_source=f"mpiP: what the other rank sent with {', '.join(senders)}")
     return out
 
 
@@ -76,7 +85,7 @@ class App:
     expected_once_wrapped: dict[str, list[str]]  # flavour -> mpiP-recorded functions scalewise does not wrap yet
     known_differences: dict[str, dict[str, str]]  # flavour -> "MPI_x calls|bytes" -> why scalewise differs today
     timeout: int = 600
-    byte_notes: dict[str, str] = field(default_factory=dict)
+    received_bytes: dict[str, list[str]] = field(default_factory=dict)
 
     def golden_path(self, flavour: str) -> Path:
         return self.folder / f"golden.{flavour}.json"
@@ -103,7 +112,7 @@ def load_app(name: str) -> App:
         excluded=data.get("excluded", {}),
         expected_once_wrapped={f: v.get("expected_once_wrapped", []) for f, v in flavours.items()},
         known_differences={f: v.get("known_differences", {}) for f, v in flavours.items()},
-        timeout=data.get("timeout", 600), byte_notes=data.get("bytes", {}))
+        timeout=data.get("timeout", 600), received_bytes=data.get("received_bytes", {}))
 
 
 def app_names() -> list[str]:
