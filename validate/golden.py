@@ -9,6 +9,7 @@ and bytes, established once by ``establish.py``) beside ``mpip.<flavour>.txt``
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -131,7 +132,6 @@ def prepare(app: App, work: Path) -> None:
         if src.is_dir():
             shutil.copytree(src, dst)
         elif src.suffix == ".gz" and item.get("gunzip"):
-            import gzip
             dst.write_bytes(gzip.decompress(src.read_bytes()))
         else:
             shutil.copyfile(src, dst)
