@@ -12,11 +12,12 @@ BUILD  := $(CURDIR)/build
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: help setup system venv runtime replay proxies demo test bench clean
+.PHONY: help setup system venv runtime replay proxies demo test validate bench clean
 
 help:
 	@echo "make demo   set up, then profile the bundled proxy apps and write the report"
 	@echo "make test   set up, then run every test"
+	@echo "make validate  set up, install the validation applications (1.2 GB), check their golden counts"
 	@echo "make bench  set up, then run the benchmarks in bench/"
 
 STEP := scripts/step.sh
@@ -51,6 +52,12 @@ test: setup
 	@# starting at that moment see vanish (UCX: "No such device"); timings
 	@# compared with a real run need the cores to themselves: run these alone.
 	$(VPY) -m pytest -q -m "emulated_nodes or alone" tests
+
+# Real applications from Debian packages against golden counts (validate/,
+# docs/validation.md): their packages take 1.2 GB, so only this target installs them.
+validate: setup
+	@$(STEP) "Debian packages (validation applications)" scripts/setup-system.sh validate
+	$(VPY) -m pytest -q validate
 
 bench: setup
 	@bench/run-all.sh

@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/python bench/overhead.py "$@"
 .venv/bin/python bench/mpit_cost.py
+.venv/bin/python bench/run_cost.py
 .venv/bin/python bench/bench_report.py
 .venv/bin/python bench/oversubscribed.py
 .venv/bin/python bench/bench_replay.py

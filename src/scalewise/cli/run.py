@@ -3,20 +3,37 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import click
 
 from scalewise.cli.output import echo_json, json_option
-from scalewise.cluster.emulated import require_cluster
-from scalewise.cluster.launching import cluster_launch
 from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
 from scalewise.formatting import plural
 from scalewise.launch.launchline import FLAVOUR_NAMES
 from scalewise.launch.preload import FLAVOURS
 from scalewise.launch.profiled import ProfiledJob, run_profiled
-from scalewise.logfile.reader import read_profile
-from scalewise.report.run.terminal import print_summary
+
+# The log reader and the summary's analysis (pandas, numpy, rich) are imported
+# while the job runs (_import_while_running): after it, their import would add
+# a second or so to every profiled job's wall time (docs/benchmarks.md).
+SUMMARY_MODULES = ("scalewise.logfile.reader", "scalewise.report.run.terminal")
+
+
+def _import_while_running() -> threading.Thread:
+    def work() -> None:
+        import importlib
+
+        for name in SUMMARY_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the main thread's own import reports it
+                return
+
+    thread = threading.Thread(target=work, name="scalewise-imports", daemon=True)
+    thread.start()
+    return thread
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -44,7 +61,11 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     profiler wrote no readable log; 130/143 stopped by SIGINT/SIGTERM.
     """
     argv, env = list(command), None
+    _import_while_running()
     if on_cluster:
+        from scalewise.cluster.emulated import require_cluster
+        from scalewise.cluster.launching import cluster_launch
+
         launch = cluster_launch(require_cluster(), argv, flavour=flavour)
         argv, env = launch.argv, launch.env
     # With --json our stdout carries one JSON document: the job's own output goes to stderr.
@@ -63,6 +84,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
                                     "every rank reached MPI_Finalize")
         raise ProfilerFailed("no profile was written although the job exited with code 0: did the application "
                              f"call MPI_Finalize, and is it built with {job.flavour}?")
+    from scalewise.logfile.reader import read_profile
+
     log = job.logs[0]
     try:
         profile = read_profile(log)
@@ -78,6 +101,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
         echo_json({"log": str(log), **traces, **profile.to_json_dict()})
     else:
         if not quiet:
+            from scalewise.report.run.terminal import print_summary
+
             print_summary(profile)
         click.echo(f"profile: {log}")
         for path in job.traces:
@@ -88,6 +113,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
 
 
 def _sizes(job: ProfiledJob) -> str:
+    from scalewise.logfile.reader import read_profile
+
     sizes = []
     for log in job.logs:
         try:

@@ -288,12 +288,12 @@ def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0,
         if received:  # stopped while starting
             os.killpg(proc.pid, received[0])
         while True:
-            try:
-                code = proc.wait(timeout=0.5)
+            ended = wait_exit(proc, 0.5)  # woken by the exit itself: Popen.wait(timeout) sleeps in steps of up to 50 ms
+            if ended is not None:
+                code = ended.code
                 break
-            except subprocess.TimeoutExpired:
-                if received and time.monotonic() - received_at[0] > grace:
-                    kill_group(proc, 0.0, first=signal.SIGKILL)
+            if received and time.monotonic() - received_at[0] > grace:
+                kill_group(proc, 0.0, first=signal.SIGKILL)
         if received:
             kill_group(proc, 0.0, first=signal.SIGKILL)  # ranks the launcher left behind
     finally:

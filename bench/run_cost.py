@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""What `scalewise run` adds to a job's wall time, side by side with the bare job.
+
+Alternates bare and wrapped launches of the same line (`mpirun -np 2 APP`
+against `scalewise run -o TMP -- mpirun -np 2 APP`, the summary printed to a
+pipe) in one session, for a trivial MPI program (bench/hello_mpi.c: Init,
+Barrier, Finalize) and NetPIPE with a fixed repeat count when it is
+installed; prints each side's median wall time and the difference.
+
+usage: run_cost.py [--rounds 9] [--flavours openmpi,mpich] [--jobs hello,netpipe] [--quiet-too] [--before SRC]
+
+--before SRC adds a third side: `scalewise run` from another checkout's
+src/ (e.g. `git archive HEAD~3 src | tar -x -C /tmp/before`), with this
+checkout's venv and build, to measure a change side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCALEWISE = ROOT / ".venv" / "bin" / "scalewise"
+LAUNCHER = {"openmpi": ["mpirun.openmpi", "-np", "2"], "mpich": ["mpirun.mpich", "-np", "2"]}
+NETPIPE = {"openmpi": "NPopenmpi", "mpich": "NPmpich2"}
+
+
+def apps(flavour: str, tmp: Path) -> dict[str, list[str]]:
+    exe = tmp / f"hello-{flavour}"
+    subprocess.run([f"mpicc.{flavour}", "-O2", "-o", str(exe), str(ROOT / "bench" / "hello_mpi.c")], check=True)
+    out = {"hello": [str(exe)]}
+    if shutil.which(NETPIPE[flavour]):
+        out["netpipe -n 20"] = [NETPIPE[flavour], "-n", "20", "-u", "65536", "-o", "/dev/null"]
+    return out
+
+
+def wall(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds of one launch, and the CPU seconds (user + system) of all its processes:
+    on a loaded machine the CPU time still says how much work a side adds."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"run_cost: {' '.join(argv)} failed ({done.returncode}):\n{done.stdout.decode()[-2000:]}")
+    return elapsed, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--flavours", default="openmpi,mpich")
+    ap.add_argument("--quiet-too", action="store_true", help="also time `scalewise run --quiet` (no summary)")
+    ap.add_argument("--before", type=Path, help="also time `scalewise run` from this source tree's src/")
+    ap.add_argument("--jobs", default="hello,netpipe", help="which jobs: hello, netpipe")
+    a = ap.parse_args()
+    print(f"{'MPI':8} {'job':14} {'bare median s':>14} {'wrapped median s':>17} {'added s':>8}"
+          + (f" {'--quiet added s':>16}" if a.quiet_too else "")
+          + (f" {'before: added s':>16}" if a.before else "")
+          + f" {'added CPU s':>12}" + (f" {'before: CPU s':>14}" if a.before else ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpd = Path(tmp)
+        for flavour in a.flavours.split(","):
+            for name, app in apps(flavour, tmpd).items():
+                if name.split()[0] not in a.jobs.split(","):
+                    continue
+                line = [*LAUNCHER[flavour], *app]
+                sides = {"bare": line, "wrapped": [str(SCALEWISE), "run", "-o", str(tmpd / "logs"), "--", *line]}
+                if a.quiet_too:
+                    sides["quiet"] = [str(SCALEWISE), "run", "--quiet", "-o", str(tmpd / "logs"), "--", *line]
+                if a.before:
+                    sides["before"] = ["env", f"PYTHONPATH={a.before.resolve() / 'src'}", f"SCALEWISE_BUILD={ROOT / 'build'}",
+                                       str(ROOT / ".venv" / "bin" / "python"), "-c",
+                                       "import sys; from scalewise.cli.main import cli; sys.exit(cli())",
+                                       "run", "-o", str(tmpd / "logs"), "--", *line]
+                times: dict[str, list[float]] = {k: [] for k in sides}
+                cpu: dict[str, list[float]] = {k: [] for k in sides}
+                wall(line, tmpd)  # warm the page cache
+                for _ in range(a.rounds):
+                    for side, argv in sides.items():
+                        w, c = wall(argv, tmpd)
+                        times[side].append(w)
+                        cpu[side].append(c)
+                med = {k: statistics.median(v) for k, v in times.items()}
+                mcpu = {k: statistics.median(v) for k, v in cpu.items()}
+                print(f"{flavour:8} {name:14} {med['bare']:14.3f} {med['wrapped']:17.3f} "
+                      f"{med['wrapped'] - med['bare']:8.3f}"
+                      + (f" {med['quiet'] - med['bare']:16.3f}" if a.quiet_too else "")
+                      + (f" {med['before'] - med['bare']:16.3f}" if a.before else "")
+                      + f" {mcpu['wrapped'] - mcpu['bare']:12.3f}"
+                      + (f" {mcpu['before'] - mcpu['bare']:14.3f}" if a.before else ""), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
