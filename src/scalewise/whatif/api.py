@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from scalewise.whatif import engine
+from scalewise.whatif import engine, templates
 from scalewise.whatif.network import Network, network
-from scalewise.whatif.percall import call_costs
-from scalewise.whatif.streams import build_streams
 from scalewise.whatif.trace import Trace, category
+from scalewise.whatif.traceformat import image_of
 
 
 @dataclass
@@ -46,30 +45,28 @@ class Prediction:
                 "mpi": float(self.ranks["mpi"].sum())}
 
 
-def _with_costs(streams: engine.Streams, net: Network, library: str) -> engine.Streams:
-    """``streams`` with ``net``'s measured per-call cost of collectives on each call's first event."""
-    cost = call_costs(net, library, streams.functions, streams.collective_calls)
-    if not cost.any():
-        return streams
-    events = streams.events.copy()
-    events["cost"][streams.collective_calls["row"]] = cost
-    return replace(streams, events=events)
+def decode(trace: Trace) -> engine.Decoded:
+    """``trace`` decoded by the engine (a trace read from a file is decoded from its image as it is)."""
+    image = image_of(trace)
+    vector = np.array([f in templates.VECTOR for f in image.functions], dtype=np.uint8)
+    return engine.Decoded(image.image, image.directory, len(image.functions), vector, image.comms, image.where)
 
 
 def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi") -> list[Prediction]:
     """Predict ``trace`` on each network (a preset name, a .yaml path or a Network)."""
     if isinstance(networks, (str, Network)):
         networks = [networks]
-    streams = build_streams(trace, library)
+    functions = list(trace.functions)
     out = []
-    for net in networks:
-        model = net if isinstance(net, Network) else network(net)
-        res = engine.run(_with_costs(streams, model, library), model)
-        functions = pd.DataFrame(res.func_time, columns=list(streams.functions))
-        functions.index.name = "rank"
-        ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,
-                              "mpi": functions.to_numpy().sum(axis=1) if len(streams.functions) else
-                              np.zeros(len(res.finish))})
-        ranks.index.name = "rank"
-        out.append(Prediction(model.name, library, ranks, functions))
+    with decode(trace) as decoded:
+        tpl = templates.build(decoded, functions, trace.members, library)
+        for net in networks:
+            model = net if isinstance(net, Network) else network(net)
+            res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model)
+            funcs = pd.DataFrame(res.func_time, columns=functions)
+            funcs.index.name = "rank"
+            ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,
+                                  "mpi": res.func_time.sum(axis=1) if functions else np.zeros(len(res.finish))})
+            ranks.index.name = "rank"
+            out.append(Prediction(model.name, library, ranks, funcs))
     return out
