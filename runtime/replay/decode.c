@@ -189,6 +189,14 @@ static int inflate_all(const uint8_t *in, int64_t in_len, uint8_t **buf, int64_t
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
+/* Live requests of the rank being resolved: ids are mostly numbered in creation order, so a direct-mapped
+ * table by the id's low bits finds almost all of them at once; the rest go to a hash map. */
+#define DIRECT 4096
+typedef struct {
+    int64_t id, rank;
+    int64_t slot;
+} direct_entry;
+
 typedef struct {
     sw_trace *t;
     const sw_source *src;
@@ -197,74 +205,50 @@ typedef struct {
     i64map place;     /* (comm index, world rank) -> comm rank */
     uint8_t *buf;
     int64_t buf_cap;
-    i64map live;      /* request id -> slot, one rank at a time */
+    i64map live;      /* request id -> slot, one rank at a time, for ids the direct table had no room for */
+    direct_entry *direct;
     int32_t *free_slots;
     int64_t free_cap;
 } decoder;
 
-static const char *COLUMN_NAME[] = {"func", "peer", "bytes", "tag", "comm", "req", "root", "nreq", "compute"};
+/* One varint column: v is each value in turn, `store` puts it in row x.  Most values are one byte. */
+#define COLUMN(name, store)                                                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                                          \
+        uint64_t v;                                                                                            \
+        if (in->p < in->end && *in->p < 0x80) {                                                                \
+            v = *in->p++;                                                                                      \
+        } else if (varint(in, &v)) {                                                                           \
+            return fail(d->e, "rank %lld: column '%s': %lld values expected, the data ends after %lld",         \
+                        (long long)rank, name, (long long)n, (long long)i);                                    \
+        }                                                                                                      \
+        sw_row *x = &rows[i];                                                                                  \
+        store;                                                                                                 \
+    }
 
-/* Decode the varint columns after kind: values into the rank's rows (root goes to tag for collectives, which
- * have no tag of their own; nreq to peer for waits, which have no peer). */
+/* Decode the columns after kind into the rank's rows (root goes to tag for collectives, which have no tag of
+ * their own; nreq to peer for waits, which have no peer). */
 static int decode_columns(decoder *d, int64_t rank, sw_row *rows, int64_t n, reader *in)
 {
-    sw_trace *t = d->t;
-    for (int col = 0; col < 9; col++) {
-        if (col == 7) { /* flags: raw bytes, before nreq */
-            if (in->end - in->p < n)
-                return fail(d->e, "rank %lld: column 'flags' is cut short", (long long)rank);
-            for (int64_t i = 0; i < n; i++)
-                rows[i].flags = in->p[i];
-            in->p += n;
-        }
-        int64_t prev_req = -1;
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t v;
-            if (varint(in, &v))
-                return fail(d->e, "rank %lld: column '%s': %lld values expected, the data ends after %lld",
-                            (long long)rank, COLUMN_NAME[col], (long long)n, (long long)i);
-            sw_row *x = &rows[i];
-            switch (col) {
-            case 0:
-                if (v >= (uint64_t)t->nfuncs)
-                    return fail(d->e, "rank %lld: event %lld: function %llu is not in the function table",
-                                (long long)rank, (long long)i, (unsigned long long)v);
-                x->func = (uint16_t)v;
-                break;
-            case 1:
-                x->peer = v ? (int32_t)(unzigzag(v - 1) + rank) : -1;
-                break;
-            case 2:
-                x->bytes = (int64_t)v;
-                break;
-            case 3:
-                x->tag = (int32_t)unzigzag(v);
-                break;
-            case 4:
-                x->comm = (int32_t)v;
-                break;
-            case 5:
-                if (v) {
-                    prev_req += unzigzag(v - 1) + 1;
-                    x->ref = prev_req;
-                } else {
-                    x->ref = -1;
-                }
-                break;
-            case 6:
-                if (x->kind == SW_COLLECTIVE)
-                    x->tag = (int32_t)((int64_t)v - 1);
-                break;
-            case 7:
-                if (x->kind == SW_WAIT)
-                    x->peer = (int32_t)v;
-                break;
-            case 8:
-                x->compute = (double)v * 1e-9; /* as numpy: uint64 to double, then times 1e-9 */
-                break;
-            }
-        }
-    }
+    uint64_t nfuncs = (uint64_t)d->t->nfuncs;
+    int64_t bad_func = -1;
+    COLUMN("func", if (v >= nfuncs && bad_func < 0) bad_func = i; x->func = (uint16_t)v)
+    if (bad_func >= 0)
+        return fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
+                    (long long)bad_func);
+    COLUMN("peer", x->peer = v ? (int32_t)(unzigzag(v - 1) + rank) : -1)
+    COLUMN("bytes", x->bytes = (int64_t)v)
+    COLUMN("tag", x->tag = (int32_t)unzigzag(v))
+    COLUMN("comm", x->comm = (int32_t)v)
+    int64_t prev_req = -1;
+    COLUMN("req", if (v) { prev_req += unzigzag(v - 1) + 1; x->ref = prev_req; } else x->ref = -1)
+    COLUMN("root", if (x->kind == SW_COLLECTIVE) x->tag = (int32_t)((int64_t)v - 1))
+    if (in->end - in->p < n)
+        return fail(d->e, "rank %lld: column 'flags' is cut short", (long long)rank);
+    for (int64_t i = 0; i < n; i++)
+        rows[i].flags = in->p[i];
+    in->p += n;
+    COLUMN("nreq", if (x->kind == SW_WAIT) x->peer = (int32_t)v)
+    COLUMN("compute", x->compute = (double)v * 1e-9) /* as numpy: uint64 to double, then times 1e-9 */
     return 0;
 }
 
@@ -370,6 +354,35 @@ static int collective(decoder *d, int64_t rank, sw_row *x, i64map *count)
     return 0;
 }
 
+static int live_put(decoder *d, int64_t rank, int64_t id, int64_t slot)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        return 1;
+    if (e->rank != rank) {
+        *e = (direct_entry){id, rank, slot};
+        return map_find(&d->live, id) ? 1 : 0;
+    }
+    return map_put(&d->live, id, slot);
+}
+
+static int64_t *live_find(decoder *d, int64_t rank, int64_t id)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        return &e->slot;
+    return d->live.used ? map_find(&d->live, id) : NULL;
+}
+
+static void live_del(decoder *d, int64_t rank, int64_t id)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        e->rank = -1;
+    else
+        map_del(&d->live, id);
+}
+
 /* Program order: slots for requests, waits pointed at them, collectives at their signatures. */
 static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int64_t *wait_ids, int64_t nwait,
                    int32_t *wait_slots, int64_t *nslots)
@@ -392,7 +405,7 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
                 break;
             }
             int64_t slot = nfree ? d->free_slots[--nfree] : next_slot++;
-            int put = map_put(&d->live, x->ref, slot);
+            int put = live_put(d, rank, x->ref, slot);
             if (put)
                 rc = put < 0 ? fail(d->e, "out of memory")
                              : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank, (long long)x->ref);
@@ -424,7 +437,7 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
             }
             x->ref = d->t->nwaits + w; /* filled below: global offset of this wait's slots */
             for (int64_t j = 0; j < m && !rc; j++) {
-                int64_t *slot = map_find(&d->live, wait_ids[w + j]);
+                int64_t *slot = live_find(d, rank, wait_ids[w + j]);
                 if (!slot) {
                     rc = fail(d->e, "rank %lld: a wait completes request %lld, which no Isend/Irecv created",
                               (long long)rank, (long long)wait_ids[w + j]);
@@ -433,9 +446,9 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
                 wait_slots[w + j] = (int32_t)*slot;
             }
             for (int64_t j = 0; j < m && !rc; j++) {
-                if (map_find(&d->live, wait_ids[w + j])) {
+                if (live_find(d, rank, wait_ids[w + j])) {
                     d->free_slots[nfree++] = wait_slots[w + j];
-                    map_del(&d->live, wait_ids[w + j]);
+                    live_del(d, rank, wait_ids[w + j]);
                 }
             }
             w += m;
@@ -550,7 +563,10 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     t->nevents = t->rank_start[src->nranks];
     t->rows = malloc((size_t)(t->nevents ? t->nevents : 1) * sizeof *t->rows);
     t->waits = malloc((size_t)(nwait ? nwait : 1) * sizeof *t->waits);
-    if (!t->rows || !t->waits || map_init(&d.live, 64)) {
+    d.direct = malloc(DIRECT * sizeof *d.direct);
+    for (int64_t i = 0; d.direct && i < DIRECT; i++)
+        d.direct[i].rank = -1;
+    if (!t->rows || !t->waits || !d.direct || map_init(&d.live, 64)) {
         fail(&e, "out of memory");
         goto out;
     }
@@ -566,6 +582,7 @@ out:
     free(wait_ids);
     free(d.buf);
     free(d.free_slots);
+    free(d.direct);
     if (d.live.keys)
         map_free(&d.live);
     if (d.comm_of.keys)

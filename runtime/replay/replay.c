@@ -183,11 +183,13 @@ static void free_request(engine *e, int64_t i)
     e->rq_free = i;
 }
 
+/* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again. */
 static void wake(engine *e, int32_t r)
 {
     if (e->ranks[r].blocked) {
         e->ranks[r].blocked = 0;
         e->stack[e->nstack++] = r;
+        __builtin_prefetch(&e->tr->rows[e->ranks[r].pos]);
     }
 }
 
@@ -507,7 +509,10 @@ static int run(engine *e, char *err, int64_t err_size)
         int32_t r = e->stack[--e->nstack];
         rank_state *st = &e->ranks[r];
         int64_t end = tr->rank_start[r + 1];
+        if (e->nstack > 0) /* the rank after this one */
+            __builtin_prefetch(&e->ranks[e->stack[e->nstack - 1]]);
         while (st->pos < end) {
+            __builtin_prefetch(&tr->rows[st->pos + 4]); /* a rank's rows are read in order */
             int rc = step(e, r, &tr->rows[st->pos]);
             if (rc < 0) {
                 snprintf(err, (size_t)err_size, "out of memory");

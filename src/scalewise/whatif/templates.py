@@ -11,6 +11,7 @@ number of requests, the ones posted just before)."""
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 
 import numpy as np
@@ -66,6 +67,16 @@ def _vector_sizes(vcalls: np.ndarray, members_of) -> dict[tuple[int, int, int], 
 
 def build(decoded: E.Decoded, functions: list[str], members_of, library: str) -> E.Templates:
     """Templates for every signature of ``decoded``; ``members_of(comm)`` gives a communicator's world ranks."""
+    collecting = gc.isenabled()
+    gc.disable()  # a 16K-rank schedule is some 10^5 small tuples, none of them cyclic: the collector only slows it
+    try:
+        return _build(decoded, functions, members_of, library)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(decoded: E.Decoded, functions: list[str], members_of, library: str) -> E.Templates:
     sizes_of = _vector_sizes(decoded.vcalls, members_of) if len(decoded.vcalls) else {}
     made: dict[tuple, int] = {}  # schedule key -> offset of its first start entry
     first, size = [], []
