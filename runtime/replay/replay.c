@@ -16,6 +16,7 @@
 
 #define READY 1u /* a request's completion time is known */
 #define IS_RECV 2u
+#define LOCAL 4u /* a receive from a rank of the same node: through shared memory */
 
 /* Collective traffic is matched apart from user messages, as the libraries
  * do with their own communicator contexts; one tag per collective function
@@ -35,7 +36,8 @@ typedef struct {
     int64_t bytes, req;   /* req: the request the match completes, -1 for an eager send (complete already) */
     int64_t next;         /* the next node of the queue, or of the free list */
     int32_t rank;
-    int32_t rndv;
+    int16_t rndv;
+    int16_t local; /* both ranks on one node */
 } node;
 
 typedef struct {
@@ -49,6 +51,7 @@ typedef struct {
     double clock, tx_free, rx_free, call_start;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+    double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
     int64_t pos;
     int64_t top, tend; /* in a collective: the template op reached and the end of the rank's ops */
     int64_t *phase;    /* requests the rank posted in the collective's current phase */
@@ -62,6 +65,8 @@ typedef struct {
     const sw_trace *tr;
     const sw_templates *tpl;
     const sw_network *net;
+    const sw_network *local; /* shared memory, when ranks share nodes */
+    const int32_t *node_of;
     sw_result *out;
     rank_state *ranks;
     int32_t *stack;
@@ -197,7 +202,7 @@ static void wake(engine *e, int32_t r)
  * when the sender's buffer is free again. */
 static void match(engine *e, const node *s, const node *r)
 {
-    const sw_network *net = e->net;
+    const sw_network *net = s->local ? e->local : e->net;
     double bytes = (double)s->bytes;
     int k = range_of(net, bytes);
     double arrival;
@@ -213,7 +218,7 @@ static void match(engine *e, const node *s, const node *r)
     }
     e->rq[r->req].done = arrival;
     e->rq[r->req].size = bytes; /* the receiver's side needs the size actually sent */
-    e->rq[r->req].flags |= READY;
+    e->rq[r->req].flags |= READY | (s->local ? LOCAL : 0);
     wake(e, r->rank);
 }
 
@@ -262,19 +267,30 @@ static double shaping_delay(const sw_network *net, rank_state *st, double start,
     return delay;
 }
 
+static int is_local(const engine *e, int32_t a, int32_t b)
+{
+    return e->node_of && e->node_of[a] == e->node_of[b];
+}
+
 static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, int64_t req)
 {
-    const sw_network *net = e->net;
+    int local = is_local(e, r, dst);
+    const sw_network *net = local ? e->local : e->net;
     rank_state *st = &e->ranks[r];
     double bytes = (double)nbytes;
     int k = range_of(net, bytes);
-    /* The NIC sends one message after the other; the CPU only pays o. */
-    double start = fmax(st->clock, st->tx_free);
-    if (start > st->tx_free)
-        st->tx_from = start;
-    start += shaping_delay(net, st, start, bytes);
-    st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
-    node n = {.t_post = start, .bytes = nbytes, .req = req, .rank = r};
+    double start;
+    if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
+        start = fmax(st->clock, st->shm_tx_free);
+        st->shm_tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+    } else { /* the NIC sends one message after the other; the CPU only pays o */
+        start = fmax(st->clock, st->tx_free);
+        if (start > st->tx_free)
+            st->tx_from = start;
+        start += shaping_delay(net, st, start, bytes);
+        st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+    }
+    node n = {.t_post = start, .bytes = nbytes, .req = req, .rank = r, .local = (int16_t)local};
     request *q = &e->rq[req];
     q->flags = 0;
     if (bytes <= net->eager_limit) {
@@ -292,12 +308,13 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
 
 static int post_recv(engine *e, int32_t r, int32_t src, int32_t comm, int32_t tag, int64_t req)
 {
-    node n = {.t_post = e->ranks[r].clock, .req = req, .rank = r};
+    node n = {.t_post = e->ranks[r].clock, .req = req, .rank = r, .local = (int16_t)is_local(e, r, src)};
     e->rq[req].flags = IS_RECV;
     return post(e, &n, r, src, comm, tag, 1);
 }
 
-/* By arrival, then size: equal arrivals still get one order on every run. */
+/* By arrival, then size: equal arrivals still get one order on every run.  A local message's size is
+ * stored negated (-1 - bytes), so that the pair carries which channel it came through; they sort apart. */
 static int by_arrival(const void *a, const void *b)
 {
     const double *x = a, *y = b;
@@ -357,7 +374,7 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
         const request *q = &e->rq[REQ_AT(i)];
         if (q->flags & IS_RECV) {
             e->scratch[2 * m] = q->done;
-            e->scratch[2 * m + 1] = q->size;
+            e->scratch[2 * m + 1] = q->flags & LOCAL ? -1 - q->size : q->size;
             m++;
         } else {
             t = fmax(t, q->done);
@@ -366,6 +383,16 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
     sort_pairs(e->scratch, m);
     for (int64_t i = 0; i < m; i++) {
         double arrival = e->scratch[2 * i], bytes = e->scratch[2 * i + 1];
+        if (bytes < 0) { /* through shared memory: its own channel, its own parameters */
+            const sw_network *shm = e->local;
+            bytes = -1 - bytes;
+            int k = range_of(shm, bytes);
+            double wire = shm->per_byte[k] * bytes;
+            double end = fmax(arrival - wire, st->shm_rx_free) + wire;
+            st->shm_rx_free = end;
+            t = fmax(t, end) + shm->overhead[k];
+            continue;
+        }
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
         double end = fmax(arrival - wire, st->rx_free) + wire;
@@ -572,12 +599,16 @@ static int check_templates(const sw_trace *tr, const sw_templates *tp, char *err
     return 0;
 }
 
-int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net, sw_result *out, char *err,
-              int64_t err_size)
+int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net, const sw_placement *place,
+              sw_result *out, char *err, int64_t err_size)
 {
     if (check_templates(tr, tpl, err, err_size))
         return -1;
     engine e = {.tr = tr, .tpl = tpl, .net = net, .out = out, .rank_span = 1, .rq_free = -1, .node_free = -1};
+    if (place && place->node_of && place->local) {
+        e.node_of = place->node_of;
+        e.local = place->local;
+    }
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;
     e.nrq = tr->slot_start[tr->nranks];

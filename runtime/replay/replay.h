@@ -89,6 +89,15 @@ typedef struct {
     const int64_t *bytes;
 } sw_templates;
 
+/* Ranks on nodes: a message between two ranks of one node goes through
+ * shared memory, costed with `local` (its ranges and eager limit; no
+ * shaping, both directions at once) on a channel of its own, apart from the
+ * node's network link.  node_of NULL: every rank on a node of its own. */
+typedef struct {
+    const int32_t *node_of; /* nranks */
+    const sw_network *local;
+} sw_placement;
+
 typedef struct {
     double *finish;    /* nranks: time the rank's last event ended */
     double *compute;   /* nranks: seconds of computation */
@@ -107,8 +116,8 @@ const sw_vcall *sw_vcalls(const sw_trace *t);
 /* Resident bytes of the decoded trace (rows, wait lists, tables). */
 int64_t sw_bytes(const sw_trace *t);
 /* Replay on one network; non-zero with a one-line reason in err (deadlock, ...). */
-int sw_replay(const sw_trace *t, const sw_templates *tpl, const sw_network *net, sw_result *out, char *err,
-              int64_t err_size);
+int sw_replay(const sw_trace *t, const sw_templates *tpl, const sw_network *net, const sw_placement *place,
+              sw_result *out, char *err, int64_t err_size);
 void sw_close(sw_trace *t);
 
 #endif

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scalewise.errors import ScalewiseError
 from scalewise.whatif import engine, templates
 from scalewise.whatif.network import Network, network
 from scalewise.whatif.trace import Trace, category
@@ -52,17 +53,48 @@ def decode(trace: Trace) -> engine.Decoded:
     return engine.Decoded(image.image, image.directory, len(image.functions), vector, image.comms, image.where)
 
 
-def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi") -> list[Prediction]:
-    """Predict ``trace`` on each network (a preset name, a .yaml path or a Network)."""
+PLACEMENTS = ("slot", "node")
+
+
+def nodes_of(nranks: int, ranks_per_node: int, placement: str = "slot") -> np.ndarray:
+    """The node of each rank: by ``slot`` a node's slots fill before the next node's (ranks 0..N-1 on node
+    0), by ``node`` ranks go round the nodes (rank r on node r mod the number of nodes), as mpirun's
+    --map-by slot and --map-by node place them."""
+    if ranks_per_node < 1:
+        raise ScalewiseError(f"ranks per node: {ranks_per_node} is not a positive count")
+    if placement not in PLACEMENTS:
+        raise ScalewiseError(f"placement '{placement}': expected one of {', '.join(PLACEMENTS)}")
+    ranks = np.arange(nranks, dtype=np.int64)
+    if placement == "slot":
+        return (ranks // ranks_per_node).astype(np.int32)
+    nnodes = -(-nranks // ranks_per_node)
+    return (ranks % max(nnodes, 1)).astype(np.int32)
+
+
+def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi",
+           ranks_per_node: int | None = None, placement: str = "slot",
+           local: str | Network | None = None) -> list[Prediction]:
+    """Predict ``trace`` on each network (a preset name, a .yaml path or a Network).
+
+    With ``ranks_per_node``, ranks share nodes (placed by ``placement``, see nodes_of): a message between
+    two ranks of one node is costed with ``local`` (shared memory, a network file as calibrate writes on
+    one node) on a channel of its own, one between nodes with the network."""
     if isinstance(networks, (str, Network)):
         networks = [networks]
+    node_of, shm = None, None
+    if ranks_per_node is not None:
+        if local is None:
+            raise ScalewiseError("ranks per node: give the shared-memory network (local=...) that costs the "
+                                 "messages inside a node")
+        node_of = nodes_of(trace.nranks, ranks_per_node, placement)
+        shm = local if isinstance(local, Network) else network(local)
     functions = list(trace.functions)
     out = []
     with decode(trace) as decoded:
         tpl = templates.build(decoded, functions, trace.members, library)
         for net in networks:
             model = net if isinstance(net, Network) else network(net)
-            res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model)
+            res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model, node_of, shm)
             funcs = pd.DataFrame(res.func_time, columns=functions)
             funcs.index.name = "rank"
             ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,

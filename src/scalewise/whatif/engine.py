@@ -44,6 +44,10 @@ class _Templates(C.Structure):
                 ("op", _P), ("peer", _P), ("bytes", _P)]
 
 
+class _Placement(C.Structure):
+    _fields_ = [("node_of", _P), ("local", C.POINTER(_Network))]
+
+
 class _Result(C.Structure):
     _fields_ = [("finish", _P), ("compute", _P), ("func_time", _P), ("ops", _P)]
 
@@ -100,7 +104,8 @@ def _library() -> C.CDLL:
     for name in ("sw_sigs", "sw_vcalls"):
         getattr(lib, name).argtypes = [_P]
         getattr(lib, name).restype = _P
-    lib.sw_replay.argtypes = [_P, C.POINTER(_Templates), C.POINTER(_Network), C.POINTER(_Result), C.c_char_p, _I]
+    lib.sw_replay.argtypes = [_P, C.POINTER(_Templates), C.POINTER(_Network), C.POINTER(_Placement),
+                              C.POINTER(_Result), C.c_char_p, _I]
     lib.sw_replay.restype = C.c_int
     lib.sw_close.argtypes = [_P]
     lib.sw_close.restype = None
@@ -109,6 +114,22 @@ def _library() -> C.CDLL:
 
 def _ptr(a: np.ndarray) -> int:
     return a.ctypes.data
+
+
+def _network(net: Network, keep: list) -> _Network:
+    """The C view of ``net``; its arrays go into ``keep``, which must outlive it."""
+    params = {
+        "upto": np.array([r.upto for r in net.ranges], dtype=np.float64),
+        "latency": np.array([r.latency_us * 1e-6 for r in net.ranges], dtype=np.float64),
+        "overhead": np.array([r.overhead_us * 1e-6 for r in net.ranges], dtype=np.float64),
+        "gap": np.array([r.gap_us * 1e-6 for r in net.ranges], dtype=np.float64),
+        "per_byte": np.array([r.per_byte for r in net.ranges], dtype=np.float64),
+    }
+    keep.extend(params.values())
+    shaped = net.shaping
+    return _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
+                    shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0,
+                    int(net.duplex == "half"))
 
 
 def _i64(a) -> np.ndarray:
@@ -151,19 +172,18 @@ class Decoded:
         """Bytes the decoded trace keeps (rows, wait lists, tables)."""
         return int(self._lib.sw_bytes(self._handle))
 
-    def run(self, tpl: Templates, cost: np.ndarray, net: Network) -> EngineResult:
-        """Replay on ``net``; ``cost`` is each signature's measured per-call seconds.  A deadlock raises."""
-        params = {
-            "upto": np.array([r.upto for r in net.ranges], dtype=np.float64),
-            "latency": np.array([r.latency_us * 1e-6 for r in net.ranges], dtype=np.float64),
-            "overhead": np.array([r.overhead_us * 1e-6 for r in net.ranges], dtype=np.float64),
-            "gap": np.array([r.gap_us * 1e-6 for r in net.ranges], dtype=np.float64),
-            "per_byte": np.array([r.per_byte for r in net.ranges], dtype=np.float64),
-        }
-        shaped = net.shaping
-        c_net = _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
-                         shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0,
-                         int(net.duplex == "half"))
+    def run(self, tpl: Templates, cost: np.ndarray, net: Network, node_of: np.ndarray | None = None,
+            local: Network | None = None) -> EngineResult:
+        """Replay on ``net``; ``cost`` is each signature's measured per-call seconds.  With ``node_of`` (a node
+        per rank), messages between ranks of one node are costed with ``local`` (shared memory).  A deadlock
+        raises."""
+        keep = []
+        c_net = _network(net, keep)
+        place = None
+        if node_of is not None and local is not None:
+            nodes = np.ascontiguousarray(node_of, dtype=np.int32)
+            keep.append(nodes)
+            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)))
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         arrays = [_i64(tpl.first), _i64(tpl.size), cost, _i64(tpl.start),
                   np.ascontiguousarray(tpl.op, dtype=np.uint8), np.ascontiguousarray(tpl.peer, dtype=np.int32),
@@ -175,7 +195,8 @@ class Decoded:
         ops = np.zeros(1, dtype=np.int64)
         err = C.create_string_buffer(512)
         c_result = _Result(_ptr(finish), _ptr(compute), _ptr(func_time), _ptr(ops))
-        if self._lib.sw_replay(self._handle, C.byref(c_tpl), C.byref(c_net), C.byref(c_result), err, len(err)):
+        if self._lib.sw_replay(self._handle, C.byref(c_tpl), C.byref(c_net), C.byref(place) if place else None,
+                               C.byref(c_result), err, len(err)):
             raise ScalewiseError(f"replay: {err.value.decode()}")
         return EngineResult(finish, compute, func_time[:, :self.nfuncs], int(ops[0]))
 
