@@ -10,7 +10,9 @@ halo Irecv/Isend of 32 KiB, a Waitall and an 8-byte Allreduce per step, 5%
 compute jitter, 0-2 us between calls), written rank by rank straight to the
 file, so that a 100-million-event trace needs no trace in memory.
 
-    .venv/bin/python bench/bench_whatif.py [--ranks 1024,16384] [--events 1e6,1e7,1e8] [--keep DIR]
+    .venv/bin/python bench/bench_whatif.py [--ranks 1024,16384] [--steps 98,977,9766:6,61,610] [--keep DIR]
+
+(10 events per rank and step: the default steps make about 1, 10 and 100 million events.)
 """
 
 from __future__ import annotations
@@ -105,16 +107,16 @@ def engine_only(path: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="1024,16384")
-    ap.add_argument("--events", default="1e6,1e7,1e8", help="approximate trace events per run")
+    ap.add_argument("--steps", default="98,977,9766:6,61,610", help="step counts per rank count, ':' between them")
     ap.add_argument("--keep", type=Path, help="keep the trace files here (default: a temporary directory)")
     args = ap.parse_args()
     where = args.keep or Path(tempfile.mkdtemp(prefix="swbench-"))
     where.mkdir(parents=True, exist_ok=True)
     print(f"{'ranks':>6} {'events':>12} {'file B/ev':>9} {'cmd CPU s':>9} {'cmd wall s':>10} {'Mev/s CPU':>9} "
           f"{'RSS B/ev':>8} | {'decode':>7} {'templ.':>7} {'replay':>7} {'engine Mev/s':>12} {'rows B/ev':>9}")
-    for P in (int(x) for x in args.ranks.split(",")):
-        for target in (float(x) for x in args.events.split(",")):
-            steps = max(1, round(target / (10 * P)))
+    ranks = [int(x) for x in args.ranks.split(",")]
+    for P, counts in zip(ranks, args.steps.split(":")):
+        for steps in (int(x) for x in counts.split(",")):
             path = where / f"halo-{P}-{steps}.swtrace"
             if not path.exists():
                 write_halo(path, P, steps)
