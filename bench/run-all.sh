@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 .venv/bin/python bench/run_cost.py
 .venv/bin/python bench/bench_report.py
 .venv/bin/python bench/oversubscribed.py
-.venv/bin/python bench/bench_replay.py
+.venv/bin/python bench/bench_whatif.py
 .venv/bin/python bench/bench_trace.py
 .venv/bin/python bench/whatif_accuracy.py
 .venv/bin/python bench/calibrate_collectives.py

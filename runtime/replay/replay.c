@@ -3,30 +3,43 @@
  * message not yet sent, a receive not yet posted).  Each time is a function of
  * the two ranks' own program-order states, so the result does not depend on
  * which blocked rank is resumed first, and no global event queue is needed.
- * The model and its simplifications are in docs/whatif.md. */
-#define _DEFAULT_SOURCE /* madvise */
-#include "replay.h"
+ * A collective is one row; the rank walks its part of the call's template
+ * when it gets there.  The model and its simplifications are in
+ * docs/whatif.md. */
+#define _DEFAULT_SOURCE
+#include "decoded.h"
 
 #include <math.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define READY 1u /* a request's completion time is known */
-#define RNDV 2u  /* a send that goes by rendezvous */
+#define IS_RECV 2u
+#define LOCAL 4u /* a receive from a rank of the same node: through shared memory */
 
+/* Collective traffic is matched apart from user messages, as the libraries
+ * do with their own communicator contexts; one tag per collective function
+ * keeps instances in order (scalewise.whatif.reference does the same). */
+#define COLLECTIVE_CONTEXT (1 << 30)
+
+/* A request: when it completes and, for a receive, the size actually sent. */
 typedef struct {
-    double clock, tx_free, rx_free, call_start;
-    double tx_from; /* start of the link's current stretch of sending, which ends at tx_free */
-    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
-    int64_t pos;
-    int started; /* the current event's compute and posting are done */
-    int blocked;
-} rank_state;
+    double done, size;
+    uint32_t flags;
+} request;
 
-/* 32 bytes, two to a cache line.  The queue holds unmatched sends or
- * unmatched receives, never both; which one is the top bit of tail. */
+/* A send or receive waiting in its match queue for its partner: what the
+ * match needs from the side that came first. */
+typedef struct {
+    double t_post, t_aux; /* send: NIC start and arrival (eager) or RTS time; receive: posting time */
+    int64_t bytes, req;   /* req: the request the match completes, -1 for an eager send (complete already) */
+    int64_t next;         /* the next node of the queue, or of the free list */
+    int32_t rank;
+    int16_t rndv;
+    int16_t local; /* both ranks on one node */
+} node;
+
 typedef struct {
     int32_t dst, src, comm, tag;
     int64_t head, tail;
@@ -34,41 +47,41 @@ typedef struct {
 
 #define RECV_QUEUE ((int64_t)1 << 62)
 
-/* Per event: posting time, a second time (arrival, RTS, or for a receive the
- * size actually sent), completion, the next event in its match queue. */
 typedef struct {
-    double t_post, t_aux, done;
-    int64_t next;
-    uint32_t flags;
-} ev_state;
+    double clock, tx_free, rx_free, call_start;
+    double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
+    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+    double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
+    int64_t pos;
+    int64_t top, tend; /* in a collective: the template op reached and the end of the rank's ops */
+    int64_t *phase;    /* requests the rank posted in the collective's current phase */
+    int64_t nphase, phase_cap;
+    int started;  /* the current event's (or template op's) posting is done */
+    int in_call;  /* inside a collective */
+    int blocked;
+} rank_state;
 
 typedef struct {
     const sw_trace *tr;
+    const sw_templates *tpl;
     const sw_network *net;
+    const sw_network *local; /* shared memory, when ranks share nodes */
+    const int32_t *node_of;
     sw_result *out;
     rank_state *ranks;
     int32_t *stack;
     int64_t nstack;
-    ev_state *st;
+    request *rq; /* every rank's slots, then the pool for collectives' requests */
+    int64_t nrq, rq_cap, rq_free;
+    node *nodes;
+    int64_t nnodes, node_cap, node_free;
     match_slot *slots;
     int64_t nslots, used;
     int64_t rank_span; /* a power of two >= nranks */
-    double *scratch; /* (arrival, bytes) pairs of one wait */
+    double *scratch;   /* (arrival, bytes) pairs of one wait */
     int64_t scratch_size;
+    int64_t ops;
 } engine;
-
-/* Per-event arrays are read at every rank's current position at once, which
- * spreads accesses over the whole array: on 4 KiB pages long traces would
- * pay a TLB miss per access, so ask for huge pages. */
-static void *big_alloc(size_t size)
-{
-    size_t huge = (size_t)2 << 20;
-    size_t rounded = (size + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, rounded);
-    if (p)
-        madvise(p, rounded, MADV_HUGEPAGE);
-    return p;
-}
 
 static int range_of(const sw_network *net, double bytes)
 {
@@ -93,7 +106,7 @@ static uint64_t slot_of(const engine *e, int64_t nslots, int32_t dst, int32_t sr
 static int grow_slots(engine *e)
 {
     int64_t n = e->nslots ? e->nslots * 2 : 8 * e->rank_span;
-    match_slot *fresh = big_alloc((size_t)n * sizeof *fresh);
+    match_slot *fresh = malloc((size_t)n * sizeof *fresh);
     if (!fresh)
         return -1;
     for (int64_t i = 0; i < n; i++)
@@ -132,60 +145,111 @@ static match_slot *find_slot(engine *e, int32_t dst, int32_t src, int32_t comm, 
     }
 }
 
+static int64_t new_node(engine *e)
+{
+    if (e->node_free >= 0) {
+        int64_t i = e->node_free;
+        e->node_free = e->nodes[i].next;
+        return i;
+    }
+    if (e->nnodes == e->node_cap) {
+        int64_t cap = e->node_cap ? 2 * e->node_cap : 1024;
+        node *g = realloc(e->nodes, (size_t)cap * sizeof *g);
+        if (!g)
+            return -1;
+        e->nodes = g;
+        e->node_cap = cap;
+    }
+    return e->nnodes++;
+}
+
+/* A request from the pool beyond the ranks' own slots (collectives' phases). */
+static int64_t new_request(engine *e)
+{
+    if (e->rq_free >= 0) {
+        int64_t i = e->rq_free;
+        e->rq_free = (int64_t)e->rq[i].done;
+        return i;
+    }
+    if (e->nrq == e->rq_cap) {
+        int64_t cap = 2 * e->rq_cap;
+        request *g = realloc(e->rq, (size_t)cap * sizeof *g);
+        if (!g)
+            return -1;
+        e->rq = g;
+        e->rq_cap = cap;
+    }
+    return e->nrq++;
+}
+
+static void free_request(engine *e, int64_t i)
+{
+    e->rq[i].done = (double)e->rq_free; /* exact: indices stay far below 2^53 */
+    e->rq_free = i;
+}
+
+/* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again. */
 static void wake(engine *e, int32_t r)
 {
     if (e->ranks[r].blocked) {
         e->ranks[r].blocked = 0;
         e->stack[e->nstack++] = r;
+        __builtin_prefetch(&e->tr->rows[e->ranks[r].pos]);
     }
 }
 
 /* Both sides are known: fix the message's arrival and, for a rendezvous,
  * when the sender's buffer is free again. */
-static void match(engine *e, int64_t s, int64_t r)
+static void match(engine *e, const node *s, const node *r)
 {
-    const sw_network *net = e->net;
-    double bytes = (double)e->tr->events[s].bytes;
+    const sw_network *net = s->local ? e->local : e->net;
+    double bytes = (double)s->bytes;
     int k = range_of(net, bytes);
     double arrival;
-    if (e->st[s].flags & RNDV) {
-        double cts = fmax(e->st[s].t_aux, e->st[r].t_post) + net->latency[0];
-        double start = fmax(e->st[s].t_post, cts);
+    if (s->rndv) {
+        double cts = fmax(s->t_aux, r->t_post) + net->latency[0];
+        double start = fmax(s->t_post, cts);
         arrival = start + net->latency[k] + net->per_byte[k] * bytes;
-        e->st[s].done = start + net->per_byte[k] * bytes;
-        e->st[s].flags |= READY;
-        wake(e, e->tr->events[r].peer);
+        e->rq[s->req].done = start + net->per_byte[k] * bytes;
+        e->rq[s->req].flags |= READY;
+        wake(e, s->rank);
     } else {
-        arrival = e->st[s].t_aux;
+        arrival = s->t_aux;
     }
-    e->st[r].done = arrival;
-    e->st[r].t_aux = bytes; /* the receiver's side needs the size actually sent */
-    e->st[r].flags |= READY;
-    wake(e, e->tr->events[s].peer);
+    e->rq[r->req].done = arrival;
+    e->rq[r->req].size = bytes; /* the receiver's side needs the size actually sent */
+    e->rq[r->req].flags |= READY | (s->local ? LOCAL : 0);
+    wake(e, r->rank);
 }
 
-/* Queue ev on its key, or pair it with the oldest event of the other kind. */
-static int post(engine *e, int64_t ev, int32_t dst, int32_t src, int is_recv)
+/* Queue the new side on its key, or pair it with the oldest of the other kind. */
+static int post(engine *e, const node *fresh, int32_t dst, int32_t src, int32_t comm, int32_t tag, int is_recv)
 {
-    match_slot *s = find_slot(e, dst, src, e->tr->events[ev].comm, e->tr->events[ev].tag);
+    match_slot *s = find_slot(e, dst, src, comm, tag);
     if (!s)
         return -1;
-    e->st[ev].next = -1;
     int64_t kind = is_recv ? RECV_QUEUE : 0;
     if (s->head >= 0 && (s->tail & RECV_QUEUE) != kind) {
         int64_t other = s->head;
-        s->head = e->st[other].next;
+        s->head = e->nodes[other].next;
         if (is_recv)
-            match(e, other, ev);
+            match(e, &e->nodes[other], fresh);
         else
-            match(e, ev, other);
+            match(e, fresh, &e->nodes[other]);
+        e->nodes[other].next = e->node_free;
+        e->node_free = other;
         return 0;
     }
+    int64_t i = new_node(e);
+    if (i < 0)
+        return -1;
+    e->nodes[i] = *fresh;
+    e->nodes[i].next = -1;
     if (s->head < 0)
-        s->head = ev;
+        s->head = i;
     else
-        e->st[s->tail & ~RECV_QUEUE].next = ev;
-    s->tail = ev | kind;
+        e->nodes[s->tail & ~RECV_QUEUE].next = i;
+    s->tail = i | kind;
     return 0;
 }
 
@@ -203,39 +267,54 @@ static double shaping_delay(const sw_network *net, rank_state *st, double start,
     return delay;
 }
 
-static int post_send(engine *e, int32_t r, int64_t ev)
+static int is_local(const engine *e, int32_t a, int32_t b)
 {
-    const sw_network *net = e->net;
+    return e->node_of && e->node_of[a] == e->node_of[b];
+}
+
+static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, int64_t req)
+{
+    int local = is_local(e, r, dst);
+    const sw_network *net = local ? e->local : e->net;
     rank_state *st = &e->ranks[r];
-    double bytes = (double)e->tr->events[ev].bytes;
+    double bytes = (double)nbytes;
     int k = range_of(net, bytes);
-    /* The NIC sends one message after the other; the CPU only pays o. */
-    double start = fmax(st->clock, st->tx_free);
-    if (start > st->tx_free)
-        st->tx_from = start;
-    start += shaping_delay(net, st, start, bytes);
-    st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
-    e->st[ev].t_post = start;
+    double start;
+    if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
+        start = fmax(st->clock, st->shm_tx_free);
+        st->shm_tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+    } else { /* the NIC sends one message after the other; the CPU only pays o */
+        start = fmax(st->clock, st->tx_free);
+        if (start > st->tx_free)
+            st->tx_from = start;
+        start += shaping_delay(net, st, start, bytes);
+        st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+    }
+    node n = {.t_post = start, .bytes = nbytes, .req = req, .rank = r, .local = (int16_t)local};
+    request *q = &e->rq[req];
+    q->flags = 0;
     if (bytes <= net->eager_limit) {
-        e->st[ev].t_aux = start + net->overhead[k] + net->latency[k] + net->per_byte[k] * bytes;
-        e->st[ev].done = st->clock + net->overhead[k];
-        e->st[ev].flags = READY;
+        n.t_aux = start + net->overhead[k] + net->latency[k] + net->per_byte[k] * bytes;
+        n.req = -1;
+        q->done = st->clock + net->overhead[k];
+        q->flags = READY;
     } else {
-        e->st[ev].t_aux = st->clock + net->overhead[k] + net->latency[0]; /* RTS arrives */
-        e->st[ev].flags = RNDV;
+        n.t_aux = st->clock + net->overhead[k] + net->latency[0]; /* RTS arrives */
+        n.rndv = 1;
     }
     st->clock += net->overhead[k];
-    return post(e, ev, e->tr->events[ev].peer, r, 0);
+    return post(e, &n, dst, r, comm, tag, 0);
 }
 
-static int post_recv(engine *e, int32_t r, int64_t ev)
+static int post_recv(engine *e, int32_t r, int32_t src, int32_t comm, int32_t tag, int64_t req)
 {
-    e->st[ev].t_post = e->ranks[r].clock;
-    e->st[ev].flags = 0;
-    return post(e, ev, r, e->tr->events[ev].peer, 1);
+    node n = {.t_post = e->ranks[r].clock, .req = req, .rank = r, .local = (int16_t)is_local(e, r, src)};
+    e->rq[req].flags = IS_RECV;
+    return post(e, &n, r, src, comm, tag, 1);
 }
 
-/* By arrival, then size: equal arrivals still get one order on every run. */
+/* By arrival, then size: equal arrivals still get one order on every run.  A local message's size is
+ * stored negated (-1 - bytes), so that the pair carries which channel it came through; they sort apart. */
 static int by_arrival(const void *a, const void *b)
 {
     const double *x = a, *y = b;
@@ -264,19 +343,23 @@ static void sort_pairs(double *p, int64_t m)
     }
 }
 
+/* The request index of the i-th of a wait's list: a rank slot (base + slots[i]) or, with slots NULL, a pool
+ * request. */
+#define REQ_AT(i) (slots ? base + slots[i] : list[i])
+
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
  * order they arrived, and each costs the receiver o. */
-static int wait_all(engine *e, int32_t r, const int64_t *reqs, int64_t n)
+static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, const int64_t *list, int64_t n)
 {
     const sw_network *net = e->net;
     rank_state *st = &e->ranks[r];
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (!(e->st[reqs[i]].flags & READY))
+        uint32_t f = e->rq[REQ_AT(i)].flags;
+        if (!(f & READY))
             return 1;
-        if (e->tr->events[reqs[i]].op == SW_OP_IRECV || e->tr->events[reqs[i]].op == SW_OP_RECV)
-            nrecv++;
+        nrecv += (f & IS_RECV) != 0;
     }
     if (2 * nrecv > e->scratch_size) {
         double *grown = realloc(e->scratch, (size_t)(2 * nrecv) * sizeof *grown);
@@ -288,18 +371,28 @@ static int wait_all(engine *e, int32_t r, const int64_t *reqs, int64_t n)
     double t = st->clock;
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        int64_t q = reqs[i];
-        if (e->tr->events[q].op == SW_OP_IRECV || e->tr->events[q].op == SW_OP_RECV) {
-            e->scratch[2 * m] = e->st[q].done;
-            e->scratch[2 * m + 1] = e->st[q].t_aux;
+        const request *q = &e->rq[REQ_AT(i)];
+        if (q->flags & IS_RECV) {
+            e->scratch[2 * m] = q->done;
+            e->scratch[2 * m + 1] = q->flags & LOCAL ? -1 - q->size : q->size;
             m++;
         } else {
-            t = fmax(t, e->st[q].done);
+            t = fmax(t, q->done);
         }
     }
     sort_pairs(e->scratch, m);
     for (int64_t i = 0; i < m; i++) {
         double arrival = e->scratch[2 * i], bytes = e->scratch[2 * i + 1];
+        if (bytes < 0) { /* through shared memory: its own channel, its own parameters */
+            const sw_network *shm = e->local;
+            bytes = -1 - bytes;
+            int k = range_of(shm, bytes);
+            double wire = shm->per_byte[k] * bytes;
+            double end = fmax(arrival - wire, st->shm_rx_free) + wire;
+            st->shm_rx_free = end;
+            t = fmax(t, end) + shm->overhead[k];
+            continue;
+        }
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
         double end = fmax(arrival - wire, st->rx_free) + wire;
@@ -317,69 +410,122 @@ static int wait_all(engine *e, int32_t r, const int64_t *reqs, int64_t n)
     return 0;
 }
 
-/* 0: event done; 1: blocked; -1: out of memory. */
-static int step(engine *e, int32_t r, int64_t ev)
+/* The event's compute, then the call starts. */
+static void enter(engine *e, rank_state *st, int32_t r, const sw_row *x)
 {
-    const sw_trace *tr = e->tr;
-    rank_state *st = &e->ranks[r];
-    uint8_t op = tr->events[ev].op;
+    st->clock += x->compute;
+    e->out->compute[r] += x->compute;
+    st->call_start = st->clock;
+}
+
+static void leave(engine *e, rank_state *st, int32_t r, const sw_row *x)
+{
+    e->out->func_time[r * e->tr->nfuncs + x->func] += st->clock - st->call_start;
+}
+
+/* One op of the rank's part of a collective: post, or wait for the phase.  0 done, 1 blocked, -1 no memory. */
+static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
+{
+    const sw_templates *tp = e->tpl;
+    int64_t sig = x->ref;
+    int64_t mo = e->tr->sig_members[sig];
+    uint8_t op = tp->op[st->top];
+    int32_t p = tp->peer[st->top];
+    int32_t comm = x->comm | COLLECTIVE_CONTEXT, tag = -1 - (int32_t)x->func;
     if (!st->started) {
-        st->clock += tr->events[ev].compute;
-        e->out->compute[r] += tr->events[ev].compute;
-        st->call_start = st->clock;
-        st->clock += tr->events[ev].cost;
+        int32_t peer = op == SW_WAIT ? 0 : (mo < 0 ? p : e->tr->members[mo + p]);
+        if (op != SW_WAIT) {
+            int64_t q = new_request(e);
+            if (q < 0)
+                return -1;
+            if (st->nphase == st->phase_cap) {
+                int64_t cap = st->phase_cap ? 2 * st->phase_cap : 8;
+                int64_t *g = realloc(st->phase, (size_t)cap * sizeof *g);
+                if (!g)
+                    return -1;
+                st->phase = g;
+                st->phase_cap = cap;
+            }
+            st->phase[st->nphase++] = q;
+            int rc = op == SW_ISEND || op == SW_SEND ? post_send(e, r, peer, tp->bytes[st->top], comm, tag, q)
+                                                     : post_recv(e, r, peer, comm, tag, q);
+            if (rc)
+                return rc;
+        }
+        st->started = 1;
+    }
+    int64_t n = op == SW_WAIT ? p : (op == SW_SEND || op == SW_RECV) ? 1 : 0;
+    if (n) {
+        int rc = wait_all(e, r, 0, NULL, st->phase + st->nphase - n, n);
+        if (rc)
+            return rc;
+        for (int64_t i = st->nphase - n; i < st->nphase; i++)
+            free_request(e, st->phase[i]);
+        st->nphase -= n;
+    }
+    st->started = 0;
+    e->ops++;
+    return 0;
+}
+
+/* 0: event done; 1: blocked; -1: out of memory. */
+static int step(engine *e, int32_t r, const sw_row *x)
+{
+    rank_state *st = &e->ranks[r];
+    int64_t base = e->tr->slot_start[r];
+    if (x->kind == SW_COLLECTIVE) {
+        if (!st->in_call) {
+            const sw_templates *tp = e->tpl;
+            enter(e, st, r, x);
+            st->clock += tp->sig_cost[x->ref];
+            int64_t first = tp->sig_first[x->ref] + x->peer;
+            st->top = tp->start[first];
+            st->tend = tp->start[first + 1];
+            st->in_call = 1;
+        }
+        while (st->top < st->tend) {
+            int rc = template_op(e, r, st, x);
+            if (rc)
+                return rc;
+            st->top++;
+        }
+        st->in_call = 0;
+        leave(e, st, r, x);
+        return 0;
+    }
+    if (!st->started) {
+        enter(e, st, r, x);
         int rc = 0;
-        if (op == SW_OP_ISEND || op == SW_OP_SEND)
-            rc = post_send(e, r, ev);
-        else if (op == SW_OP_IRECV || op == SW_OP_RECV)
-            rc = post_recv(e, r, ev);
+        if (x->kind == SW_ISEND || x->kind == SW_SEND)
+            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, base + x->ref);
+        else if (x->kind == SW_IRECV || x->kind == SW_RECV)
+            rc = post_recv(e, r, x->peer, x->comm, x->tag, base + x->ref);
         if (rc)
             return rc;
         st->started = 1;
     }
     int rc = 0;
-    if (op == SW_OP_SEND || op == SW_OP_RECV)
-        rc = wait_all(e, r, &ev, 1);
-    else if (op == SW_OP_WAITALL)
-        rc = wait_all(e, r, tr->reqs + tr->events[ev].aux, tr->events[ev].peer);
+    if (x->kind == SW_SEND || x->kind == SW_RECV) {
+        int32_t zero = 0;
+        rc = wait_all(e, r, base, &zero, NULL, 1);
+    } else if (x->kind == SW_WAIT) {
+        rc = wait_all(e, r, base, e->tr->waits + x->ref, NULL, x->peer);
+    }
     if (rc)
         return rc;
-    e->out->func_time[r * tr->nfuncs + tr->events[ev].func] += st->clock - st->call_start;
+    leave(e, st, r, x);
     st->started = 0;
+    e->ops++;
     return 0;
 }
 
-static const char *op_name(uint8_t op)
+static const char *op_name(uint8_t kind)
 {
-    static const char *names[] = {"compute", "isend", "irecv", "waitall", "send", "recv"};
-    return op < sizeof names / sizeof *names ? names[op] : "unknown";
+    static const char *names[] = {"compute", "isend", "irecv", "waitall", "send", "recv", "collective"};
+    return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
 }
 
-static int check(const sw_trace *tr, sw_result *out)
-{
-    for (int64_t ev = 0; ev < tr->nevents; ev++) {
-        const sw_event *x = &tr->events[ev];
-        int bad = x->op > SW_OP_RECV || x->func < 0 || x->func >= tr->nfuncs || !(x->cost >= 0) || isinf(x->cost);
-        if (x->op == SW_OP_WAITALL) {
-            bad |= x->peer < 0 || x->aux < 0 || x->aux + x->peer > tr->nreqs;
-            for (int64_t i = 0; !bad && i < x->peer; i++) {
-                int64_t q = tr->reqs[x->aux + i];
-                bad |= q < 0 || q >= tr->nevents || (tr->events[q].op != SW_OP_ISEND &&
-                                                     tr->events[q].op != SW_OP_IRECV);
-            }
-        } else if (x->op != SW_OP_NONE) {
-            bad |= x->peer < 0 || x->peer >= tr->nranks;
-        }
-        if (!bad)
-            continue;
-        snprintf(out->error, (size_t)out->error_size,
-                 "event %lld: bad operation, peer, function, cost or request list", (long long)ev);
-        return -1;
-    }
-    return 0;
-}
-
-static int run(engine *e)
+static int run(engine *e, char *err, int64_t err_size)
 {
     const sw_trace *tr = e->tr;
     for (int32_t r = (int32_t)tr->nranks - 1; r >= 0; r--) {
@@ -389,10 +535,14 @@ static int run(engine *e)
     while (e->nstack > 0) {
         int32_t r = e->stack[--e->nstack];
         rank_state *st = &e->ranks[r];
-        while (st->pos < tr->rank_start[r + 1]) {
-            int rc = step(e, r, st->pos);
+        int64_t end = tr->rank_start[r + 1];
+        if (e->nstack > 0) /* the rank after this one */
+            __builtin_prefetch(&e->ranks[e->stack[e->nstack - 1]]);
+        while (st->pos < end) {
+            __builtin_prefetch(&tr->rows[st->pos + 4]); /* a rank's rows are read in order */
+            int rc = step(e, r, &tr->rows[st->pos]);
             if (rc < 0) {
-                snprintf(e->out->error, (size_t)e->out->error_size, "out of memory");
+                snprintf(err, (size_t)err_size, "out of memory");
                 return -1;
             }
             if (rc > 0) {
@@ -405,10 +555,17 @@ static int run(engine *e)
     for (int64_t r = 0; r < tr->nranks; r++) {
         rank_state *st = &e->ranks[r];
         if (st->pos < tr->rank_start[r + 1]) {
-            snprintf(e->out->error, (size_t)e->out->error_size,
-                     "deadlock: rank %lld waits forever at its event %lld (%s, peer %d)", (long long)r,
-                     (long long)(st->pos - tr->rank_start[r]), op_name(tr->events[st->pos].op),
-                     (int)tr->events[st->pos].peer);
+            const sw_row *x = &tr->rows[st->pos];
+            uint8_t kind = x->kind;
+            int peer = x->peer;
+            if (kind == SW_COLLECTIVE) { /* name the message of the schedule the rank is stuck at */
+                int64_t mo = tr->sig_members[x->ref];
+                int32_t p = e->tpl->peer[st->top];
+                kind = e->tpl->op[st->top];
+                peer = kind == SW_WAIT ? -1 : (mo < 0 ? p : tr->members[mo + p]);
+            }
+            snprintf(err, (size_t)err_size, "deadlock: rank %lld waits forever at its event %lld (%s, peer %d)",
+                     (long long)r, (long long)(st->pos - tr->rank_start[r]), op_name(kind), peer);
             return -1;
         }
         e->out->finish[r] = st->clock;
@@ -416,29 +573,63 @@ static int run(engine *e)
     return 0;
 }
 
-int sw_replay(const sw_trace *tr, const sw_network *net, sw_result *out)
+/* Every signature's template must cover its communicator and hold only known ops. */
+static int check_templates(const sw_trace *tr, const sw_templates *tp, char *err, int64_t err_size)
 {
-    if (check(tr, out))
+    if (tp->nsigs != tr->nsigs) {
+        snprintf(err, (size_t)err_size, "%lld templates for %lld collective signatures", (long long)tp->nsigs,
+                 (long long)tr->nsigs);
         return -1;
-    size_t n = (size_t)(tr->nevents ? tr->nevents : 1);
-    engine e = {.tr = tr, .net = net, .out = out, .rank_span = 1};
+    }
+    for (int64_t s = 0; s < tp->nsigs; s++) {
+        int64_t size = tp->sig_size[s];
+        for (int64_t i = tp->sig_first[s]; i < tp->sig_first[s] + size; i++) {
+            for (int64_t j = tp->start[i]; j < tp->start[i + 1]; j++) {
+                uint8_t op = tp->op[j];
+                int bad = op < SW_ISEND || op > SW_RECV || !(tp->sig_cost[s] >= 0) || isinf(tp->sig_cost[s]);
+                bad |= op == SW_WAIT ? tp->peer[j] < 0 : (tp->peer[j] < 0 || tp->peer[j] >= size);
+                if (bad) {
+                    snprintf(err, (size_t)err_size, "collective template %lld: bad op %lld", (long long)s,
+                             (long long)(j - tp->start[i]));
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net, const sw_placement *place,
+              sw_result *out, char *err, int64_t err_size)
+{
+    if (check_templates(tr, tpl, err, err_size))
+        return -1;
+    engine e = {.tr = tr, .tpl = tpl, .net = net, .out = out, .rank_span = 1, .rq_free = -1, .node_free = -1};
+    if (place && place->node_of && place->local) {
+        e.node_of = place->node_of;
+        e.local = place->local;
+    }
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;
+    e.nrq = tr->slot_start[tr->nranks];
+    e.rq_cap = e.nrq + 1024;
+    e.rq = calloc((size_t)e.rq_cap, sizeof *e.rq);
     e.ranks = calloc((size_t)tr->nranks + 1, sizeof *e.ranks);
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
-    e.st = big_alloc(n * sizeof *e.st);
-    if (e.st) /* a wait on a request not yet posted must read "not ready" */
-        memset(e.st, 0, n * sizeof *e.st);
     for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
         e.ranks[r].credit = net->bucket_bytes; /* every link starts rested */
     int rc = -1;
-    if (e.ranks && e.stack && e.st && grow_slots(&e) == 0)
-        rc = run(&e);
+    if (e.ranks && e.stack && e.rq && grow_slots(&e) == 0)
+        rc = run(&e, err, err_size);
     else
-        snprintf(out->error, (size_t)out->error_size, "out of memory");
+        snprintf(err, (size_t)err_size, "out of memory");
+    *out->ops = e.ops;
+    for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
+        free(e.ranks[r].phase);
     free(e.ranks);
     free(e.stack);
-    free(e.st);
+    free(e.rq);
+    free(e.nodes);
     free(e.slots);
     free(e.scratch);
     return rc;

@@ -1,20 +1,25 @@
-/* Discrete-event replay of per-rank MPI event streams under a LogGOPS-style
- * model (docs/whatif.md).  The Python side (scalewise.whatif.engine) fills
- * these structures with numpy arrays and calls sw_replay() through ctypes;
- * the layouts here and there must stay in step. */
+/* Discrete-event replay of a recorded trace (.swtrace) under a LogGOPS-style
+ * model (docs/whatif.md).  The engine reads the trace file's rank blocks
+ * itself (decode.c): it inflates them, decodes the columns into one compact
+ * row per event and resolves each wait's requests.  Collectives stay one row;
+ * the replay walks the point-to-point schedule the target library would run
+ * (a template per distinct call, built by scalewise.whatif.collectives) as it
+ * reaches the call.  The Python side (scalewise.whatif.engine) drives it
+ * through ctypes; the layouts here and there must stay in step. */
 #ifndef SW_REPLAY_H
 #define SW_REPLAY_H
 
 #include <stdint.h>
 
-/* Event operations.  Collectives arrive already decomposed into these. */
-enum sw_op {
-    SW_OP_NONE = 0,    /* compute only (e.g. an MPI call the model treats as free) */
-    SW_OP_ISEND = 1,
-    SW_OP_IRECV = 2,
-    SW_OP_WAITALL = 3, /* peer = number of requests, aux = offset into reqs */
-    SW_OP_SEND = 4,
-    SW_OP_RECV = 5,
+/* Event kinds, as the trace file's kind column (docs/trace-format.md). */
+enum sw_kind {
+    SW_OTHER = 0, /* an MPI call the model treats as free: compute only */
+    SW_ISEND = 1,
+    SW_IRECV = 2,
+    SW_WAIT = 3,
+    SW_SEND = 4,
+    SW_RECV = 5,
+    SW_COLLECTIVE = 6,
 };
 
 /* One size range of the piecewise model: messages of at most upto bytes
@@ -39,41 +44,80 @@ typedef struct {
     int64_t half_duplex;
 } sw_network;
 
-/* One event, all fields side by side: the engine reads every rank's current
- * event at once, so one event should be one or two cache lines, not one line
- * per field.  48 bytes; numpy's aligned structured dtype has this layout. */
+/* Where each rank's block sits in the file image (the Python reader walks
+ * the block headers; the payloads are decoded here). */
 typedef struct {
-    int64_t bytes;
-    double compute; /* seconds of computation before the event */
-    int64_t aux;    /* WAITALL: first index into reqs */
-    int32_t peer;   /* world rank of the partner; request count for WAITALL */
-    int32_t tag;
-    int32_t comm; /* matching context: user tags and collectives never mix */
-    int32_t func; /* index into the caller's function-name table */
-    uint8_t op;
-    /* Seconds of the library's own work inside the call before it posts
-     * anything: a collective's measured per-call cost that its point-to-point
-     * decomposition does not pay (scalewise calibrate measures it).  Sits in
-     * the padding after op, so the record stays 48 bytes. */
-    float cost;
-} sw_event;
+    const uint8_t *image;
+    int64_t nranks, nfuncs;
+    const int64_t *payload;    /* nranks: offset of the compressed payload */
+    const int64_t *payload_len;
+    const int64_t *nevents;    /* nranks */
+    const int64_t *nwait;      /* nranks: wait-request entries */
+    const uint8_t *is_vector;  /* nfuncs: 1 for the v-collectives, whose schedule needs every member's size */
+    /* Communicators other than an undescribed world: ids and members (world
+     * ranks in comm-rank order), comm_start has ncomms + 1 offsets. */
+    int64_t ncomms;
+    const int64_t *comm_id;
+    const int64_t *comm_start;
+    const int64_t *members;
+} sw_source;
 
+/* A distinct collective call: every row with these values runs one template.
+ * vinst is the call's position among the rank's collectives on comm for a
+ * v-collective (whose members' sizes differ call by call), else -1. */
 typedef struct {
-    int64_t nranks, nevents, nfuncs;
-    const int64_t *rank_start; /* nranks + 1 offsets into events */
-    const sw_event *events;
-    const int64_t *reqs; /* event indices of the ISEND/IRECV each wait completes */
-    int64_t nreqs;
-} sw_trace;
+    int64_t func, comm, bytes, root, flags, vinst;
+} sw_signature;
+
+/* One v-collective call of one rank: the sizes its schedule is built from. */
+typedef struct {
+    int64_t rank, comm, vinst, func, bytes;
+} sw_vcall;
+
+/* The schedules, one template per signature: template t's ops for comm rank
+ * i are ops[start[first[t] + i] .. start[first[t] + i + 1]).  peer is a comm
+ * rank, or for SW_WAIT the number of requests the wait completes: the ones
+ * the rank posted just before it. */
+typedef struct {
+    int64_t nsigs;
+    const int64_t *sig_first; /* nsigs: where the signature's start offsets begin */
+    const int64_t *sig_size;  /* nsigs: its communicator's size */
+    const double *sig_cost;   /* nsigs: the library's measured work per call, seconds */
+    const int64_t *start;
+    const uint8_t *op;        /* SW_ISEND, SW_IRECV, SW_WAIT, SW_SEND, SW_RECV */
+    const int32_t *peer;
+    const int64_t *bytes;
+} sw_templates;
+
+/* Ranks on nodes: a message between two ranks of one node goes through
+ * shared memory, costed with `local` (its ranges and eager limit; no
+ * shaping, both directions at once) on a channel of its own, apart from the
+ * node's network link.  node_of NULL: every rank on a node of its own. */
+typedef struct {
+    const int32_t *node_of; /* nranks */
+    const sw_network *local;
+} sw_placement;
 
 typedef struct {
     double *finish;    /* nranks: time the rank's last event ended */
     double *compute;   /* nranks: seconds of computation */
     double *func_time; /* nranks * nfuncs: seconds inside each MPI function */
-    char *error;       /* a one-line reason when sw_replay returns non-zero */
-    int64_t error_size;
+    int64_t *ops;      /* 1: point-to-point operations the replay ran (collectives expanded) */
 } sw_result;
 
-int sw_replay(const sw_trace *trace, const sw_network *net, sw_result *out);
+typedef struct sw_trace sw_trace;
+
+/* Decode every rank block; NULL with a one-line reason in err on bad data. */
+sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size);
+int64_t sw_nsigs(const sw_trace *t);
+const sw_signature *sw_sigs(const sw_trace *t);
+int64_t sw_nvcalls(const sw_trace *t);
+const sw_vcall *sw_vcalls(const sw_trace *t);
+/* Resident bytes of the decoded trace (rows, wait lists, tables). */
+int64_t sw_bytes(const sw_trace *t);
+/* Replay on one network; non-zero with a one-line reason in err (deadlock, ...). */
+int sw_replay(const sw_trace *t, const sw_templates *tpl, const sw_network *net, const sw_placement *place,
+              sw_result *out, char *err, int64_t err_size);
+void sw_close(sw_trace *t);
 
 #endif

@@ -8,12 +8,12 @@ import pytest
 
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
-from scalewise.whatif import engine
-from scalewise.whatif.streams import build_streams
 from scalewise.whatif.trace import Call as C
+from scalewise.whatif.traceformat import image_of
 
 from whatif_nets import loggp
 from whatif_reference import reference_replay
+from whatif_streams import build_streams
 from whatif_traces import random_trace
 
 US = 1e-6
@@ -151,12 +151,15 @@ def test_engine_matches_the_python_reference_on_random_traces(seed):
         dict(upto=65536, latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
     for library in ("openmpi", "mpich"):
-        streams = build_streams(trace, library)
-        got = engine.run(streams, net)
+        # the engine reads the trace file's image and walks each collective's schedule itself; the
+        # reference replays the expanded streams built in Python from the same image (compute in whole ns)
+        [got] = whatif.replay(trace, net, library)
+        streams = build_streams(image_of(trace), library)
         clock, comp, ftime = reference_replay(streams, net)
-        assert got.finish == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-        assert got.compute == pytest.approx(np.array(comp), rel=1e-12)
-        assert got.func_time == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9, abs=1e-15)
+        assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+        assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+        assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
+                                                          abs=1e-15)
 
 
 def test_results_break_down_by_function_and_kind_and_library():
@@ -174,13 +177,10 @@ def test_results_break_down_by_function_and_kind_and_library():
     assert mpich.functions["MPI_Waitall"].sum() == pytest.approx(ompi.functions["MPI_Waitall"].sum())
 
 
-def test_engine_rejects_a_request_list_that_points_at_no_request():
-    streams = build_streams(whatif.from_calls([[C("MPI_Send", 1, 8)], [C("MPI_Recv", 0, 8)]]))
-    streams.events = streams.events.copy()
-    streams.events["op"][1] = engine.OP_WAITALL  # rank 1 now waits on a list it does not have
-    streams.events["peer"][1] = 1
-    with pytest.raises(ScalewiseError, match="event 1: bad operation, peer, function, cost or request list"):
-        engine.run(streams, whatif.network("ideal"))
+def test_engine_rejects_a_peer_that_is_not_a_rank():
+    trace = whatif.from_calls([[C("MPI_Send", 5, 8)], [C("MPI_Recv", 0, 8)]])
+    with pytest.raises(ScalewiseError, match="rank 0: event 0: peer 5 is not a rank"):
+        finish(trace, "ideal")
 
 
 def test_a_half_duplex_link_moves_an_exchange_one_direction_after_the_other():
@@ -198,3 +198,39 @@ def test_a_half_duplex_link_moves_an_exchange_one_direction_after_the_other():
     # one way only: nothing to take turns with
     one_way = whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]])
     assert finish(one_way, shaped.model_copy(update={"duplex": "half"})).wall_time == pytest.approx(0.091, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_collectives_on_communicators_and_v_collectives_match_the_reference(seed):
+    # communicators in no rank order, one overlapping the others; v-collectives with a size per rank
+    rnd = random.Random(seed)
+    comms = {5: [4, 1, 3], 9: [0, 2, 5], 7: [2, 1]}
+    ranks = [[] for _ in range(6)]
+    for _ in range(6):
+        comm = rnd.choice([0, 5, 9, 7])
+        members = comms.get(comm, list(range(6)))
+        func = rnd.choice(["MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Alltoallv", "MPI_Gatherv",
+                           "MPI_Allgatherv", "MPI_Scatterv", "MPI_Barrier"])
+        root = rnd.randrange(len(members))
+        same, commutative = rnd.choice([8, 4000, 300_000]), rnd.random() < 0.8
+        for w in members:
+            n = rnd.choice([0, 16, 5000, 90_000]) if func.endswith("v") else same
+            ranks[w].append(C(func, bytes=n, root=root, comm=comm, compute=rnd.random() * 1e-4,
+                              commutative=commutative))
+    trace = whatif.from_calls(ranks, comms)
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
+        dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
+    for library in ("openmpi", "mpich"):
+        [got] = whatif.replay(trace, net, library)
+        streams = build_streams(image_of(trace), library)
+        clock, comp, ftime = reference_replay(streams, net)
+        assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+        assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
+                                                          abs=1e-15)
+
+
+def test_a_collective_on_a_communicator_without_the_rank_is_a_clear_error():
+    trace = whatif.from_calls([[C("MPI_Barrier", comm=3)], [C("MPI_Barrier", comm=3)]], {3: [1]})
+    with pytest.raises(ScalewiseError, match="rank 0 calls a collective on communicator 3, which does not contain it"):
+        finish(trace, "ideal")

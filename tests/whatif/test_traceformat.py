@@ -75,3 +75,16 @@ def test_damage_is_reported_in_one_line(tmp_path):
         with pytest.raises(ScalewiseError, match=message) as err:
             read_trace(path)
         assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_damaged_rank_block_is_reported_by_the_replay_in_one_line(tmp_path):
+    path = tmp_path / "t.swtrace"
+    write_trace(halo_allreduce(4, 3), path)
+    trace = read_trace(path)
+    start, length = int(trace.directory.payload[2]), int(trace.directory.payload_len[2])
+    data = bytearray(path.read_bytes())
+    data[start + length // 2:start + length // 2 + 8] = bytes(8)
+    path.write_bytes(bytes(data))
+    with pytest.raises(ScalewiseError, match="rank 2: compressed events are damaged") as err:
+        whatif.replay(read_trace(path), "ideal")
+    assert str(path) in str(err.value) and "\n" not in str(err.value)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from scalewise.whatif import engine
+from scalewise.errors import ScalewiseError
+from scalewise.whatif import engine, templates
 from scalewise.whatif.network import Network, network
-from scalewise.whatif.percall import call_costs
-from scalewise.whatif.streams import build_streams
 from scalewise.whatif.trace import Trace, category
+from scalewise.whatif.traceformat import image_of
 
 
 @dataclass
@@ -46,30 +46,59 @@ class Prediction:
                 "mpi": float(self.ranks["mpi"].sum())}
 
 
-def _with_costs(streams: engine.Streams, net: Network, library: str) -> engine.Streams:
-    """``streams`` with ``net``'s measured per-call cost of collectives on each call's first event."""
-    cost = call_costs(net, library, streams.functions, streams.collective_calls)
-    if not cost.any():
-        return streams
-    events = streams.events.copy()
-    events["cost"][streams.collective_calls["row"]] = cost
-    return replace(streams, events=events)
+def decode(trace: Trace) -> engine.Decoded:
+    """``trace`` decoded by the engine (a trace read from a file is decoded from its image as it is)."""
+    image = image_of(trace)
+    vector = np.array([f in templates.VECTOR for f in image.functions], dtype=np.uint8)
+    return engine.Decoded(image.image, image.directory, len(image.functions), vector, image.comms, image.where)
 
 
-def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi") -> list[Prediction]:
-    """Predict ``trace`` on each network (a preset name, a .yaml path or a Network)."""
+PLACEMENTS = ("slot", "node")
+
+
+def nodes_of(nranks: int, ranks_per_node: int, placement: str = "slot") -> np.ndarray:
+    """The node of each rank: by ``slot`` a node's slots fill before the next node's (ranks 0..N-1 on node
+    0), by ``node`` ranks go round the nodes (rank r on node r mod the number of nodes), as mpirun's
+    --map-by slot and --map-by node place them."""
+    if ranks_per_node < 1:
+        raise ScalewiseError(f"ranks per node: {ranks_per_node} is not a positive count")
+    if placement not in PLACEMENTS:
+        raise ScalewiseError(f"placement '{placement}': expected one of {', '.join(PLACEMENTS)}")
+    ranks = np.arange(nranks, dtype=np.int64)
+    if placement == "slot":
+        return (ranks // ranks_per_node).astype(np.int32)
+    nnodes = -(-nranks // ranks_per_node)
+    return (ranks % max(nnodes, 1)).astype(np.int32)
+
+
+def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi",
+           ranks_per_node: int | None = None, placement: str = "slot",
+           local: str | Network | None = None) -> list[Prediction]:
+    """Predict ``trace`` on each network (a preset name, a .yaml path or a Network).
+
+    With ``ranks_per_node``, ranks share nodes (placed by ``placement``, see nodes_of): a message between
+    two ranks of one node is costed with ``local`` (shared memory, a network file as calibrate writes on
+    one node) on a channel of its own, one between nodes with the network."""
     if isinstance(networks, (str, Network)):
         networks = [networks]
-    streams = build_streams(trace, library)
+    node_of, shm = None, None
+    if ranks_per_node is not None:
+        if local is None:
+            raise ScalewiseError("ranks per node: give the shared-memory network (local=...) that costs the "
+                                 "messages inside a node")
+        node_of = nodes_of(trace.nranks, ranks_per_node, placement)
+        shm = local if isinstance(local, Network) else network(local)
+    functions = list(trace.functions)
     out = []
-    for net in networks:
-        model = net if isinstance(net, Network) else network(net)
-        res = engine.run(_with_costs(streams, model, library), model)
-        functions = pd.DataFrame(res.func_time, columns=list(streams.functions))
-        functions.index.name = "rank"
-        ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,
-                              "mpi": functions.to_numpy().sum(axis=1) if len(streams.functions) else
-                              np.zeros(len(res.finish))})
-        ranks.index.name = "rank"
-        out.append(Prediction(model.name, library, ranks, functions))
+    with decode(trace) as decoded:
+        tpl = templates.build(decoded, functions, trace.members, library)
+        for net in networks:
+            model = net if isinstance(net, Network) else network(net)
+            res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model, node_of, shm)
+            funcs = pd.DataFrame(res.func_time, columns=functions)
+            funcs.index.name = "rank"
+            ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,
+                                  "mpi": res.func_time.sum(axis=1) if functions else np.zeros(len(res.finish))})
+            ranks.index.name = "rank"
+            out.append(Prediction(model.name, library, ranks, funcs))
     return out

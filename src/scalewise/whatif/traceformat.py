@@ -11,6 +11,7 @@ import numpy as np
 from scalewise.errors import ScalewiseError
 from scalewise.logfile.layout import MAGIC as LOG_MAGIC
 from scalewise.whatif import varint
+from scalewise.whatif.engine import Directory
 from scalewise.whatif.trace import COLUMNS, RankEvents, Trace
 
 MAGIC = b"SWTRACE\0"
@@ -90,8 +91,8 @@ def _table(data: bytes) -> bytes:
     return struct.pack("<I", len(body)) + body
 
 
-def write_trace(trace: Trace, path: str | Path) -> int:
-    """Write ``trace``; returns the file's size in bytes."""
+def encode_trace(trace: Trace) -> bytes:
+    """The file image of ``trace``."""
     comm_ids = sorted(trace.comms)
     comm_codes = []
     for cid in comm_ids:
@@ -103,12 +104,46 @@ def write_trace(trace: Trace, path: str | Path) -> int:
     for rank, ev in enumerate(trace.ranks):
         body = _encode_rank(rank, ev)
         out += [_RANK.pack(rank, 0, len(ev), len(ev.wait_reqs), len(body)), body]
-    data = b"".join(out)
+    return b"".join(out)
+
+
+def write_trace(trace: Trace, path: str | Path) -> int:
+    """Write ``trace``; returns the file's size in bytes."""
+    data = trace.image if isinstance(trace, FileTrace) else encode_trace(trace)
     Path(path).write_bytes(data)
     return len(data)
 
 
-def read_trace(path: str | Path) -> Trace:
+class FileTrace(Trace):
+    """A trace read from a file.  Its rank blocks stay compressed in ``image``
+    (``directory`` says where each one is): the replay engine decodes them
+    itself, and ``ranks`` decodes them into columns only when asked."""
+
+    def __init__(self, functions: list[str], comms: dict[int, np.ndarray], capped: bool, image: bytes,
+                 directory: Directory, where: str):
+        self.functions, self.comms, self.capped = functions, comms, capped
+        self.image, self.directory, self.where = image, directory, where
+        self._ranks: list[RankEvents] | None = None
+
+    @property
+    def ranks(self) -> list[RankEvents]:  # type: ignore[override]
+        if self._ranks is None:
+            d = self.directory
+            self._ranks = [_decode_rank(r, int(d.nevents[r]), int(d.nwait[r]),
+                                        self.image[int(d.payload[r]):int(d.payload[r] + d.payload_len[r])],
+                                        self.where) for r in range(len(d.nevents))]
+        return self._ranks
+
+    @property
+    def nranks(self) -> int:
+        return len(self.directory.nevents)
+
+    @property
+    def nevents(self) -> int:
+        return int(self.directory.nevents.sum())
+
+
+def read_trace(path: str | Path) -> FileTrace:
     """A Trace from a file; damage or a foreign file is a one-line ScalewiseError."""
     path = Path(path)
     try:
@@ -121,6 +156,11 @@ def read_trace(path: str | Path) -> Trace:
         found = beside != path and beside.is_file()
         hint = f"its trace is {beside}" if found else "record a trace with scalewise run --trace"
         raise ScalewiseError(f"{where}: a scalewise job log, not a trace; {hint}")
+    return _parse(data, where)
+
+
+def _parse(data: bytes, where: str) -> FileTrace:
+    """Header, tables and the rank blocks' places; the blocks stay compressed."""
     if len(data) < _HEADER.size or data[:8] != MAGIC:
         raise ScalewiseError(f"{where}: not a scalewise trace (bad magic)")
     _, version, flags, nranks, nfuncs, ncomms = _HEADER.unpack_from(data)
@@ -149,7 +189,7 @@ def read_trace(path: str | Path) -> Trace:
         (cid, size), cpos = varint.decode(comm_buf, cpos, 2, f"{where}: communicator table")
         deltas, cpos = varint.decode(comm_buf, cpos, int(size), f"{where}: communicator {int(cid)}")
         comms[int(cid)] = np.cumsum(varint.unzigzag(deltas)) - 1
-    ranks = []
+    fields = np.zeros((nranks, 4), dtype=np.int64)  # payload offset, length, events, wait requests
     for expect in range(nranks):
         if pos + _RANK.size > len(data):
             raise ScalewiseError(f"{where}: truncated at byte {pos}: rank {expect} of {nranks} is missing")
@@ -159,7 +199,15 @@ def read_trace(path: str | Path) -> Trace:
         pos += _RANK.size
         if pos + size > len(data):
             raise ScalewiseError(f"{where}: truncated at byte {len(data)} inside rank {rank}'s events")
-        ranks.append(_decode_rank(rank, n, nwait, data[pos:pos + size], where))
+        fields[expect] = (pos, size, n, nwait)
         flags |= rflags & CAPPED
         pos += size
-    return Trace(names, ranks, comms, capped=bool(flags & CAPPED))
+    directory = Directory(*(np.ascontiguousarray(fields[:, i]) for i in range(4)))
+    return FileTrace(names, comms, bool(flags & CAPPED), data, directory, where)
+
+
+def image_of(trace: Trace) -> FileTrace:
+    """``trace`` as its file image would read back (the form the replay engine takes)."""
+    if isinstance(trace, FileTrace):
+        return trace
+    return _parse(encode_trace(trace), "trace")

@@ -1,18 +1,53 @@
-"""Turn a Trace into the engine's event streams: point-to-point calls map one
-to one, waits get their requests' event indices, and each collective call
-becomes its rank's part of the schedule the target library would run."""
+"""The pure-Python reference of the engine's input: a Trace turned into
+every rank's event stream with each collective expanded into its rank's part
+of the schedule the target library would run, waits pointed at their
+requests' event indices.  whatif_reference.py replays these streams; the
+tests hold the compiled engine (which reads the trace file and walks the
+schedules itself) to the same answers."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from scalewise.errors import ScalewiseError
-from scalewise.whatif import engine as E
 from scalewise.whatif.collectives import schedule
 from scalewise.whatif.collectives.algorithms import SEND
 from scalewise.whatif.trace import NONCOMMUTATIVE, Kind, RankEvents, Trace
+
+# One record per event (the engine's former array input).
+EVENT = np.dtype([("bytes", np.int64), ("compute", np.float64), ("aux", np.int64), ("peer", np.int32),
+                  ("tag", np.int32), ("comm", np.int32), ("func", np.int32), ("op", np.uint8), ("cost", np.float32)],
+                 align=True)
+CALL = np.dtype([("row", np.int64), ("func", np.int32), ("bytes", np.int64), ("ranks", np.int32)])
+OP_NONE, OP_ISEND, OP_IRECV, OP_WAITALL, OP_SEND, OP_RECV = range(6)
+
+
+@dataclass
+class Streams:
+    """Every rank's events back to back (rank_start has nranks+1 offsets), the waits' request lists,
+    the function-name table and one CALL row per collective call."""
+
+    rank_start: np.ndarray
+    events: np.ndarray
+    reqs: np.ndarray
+    functions: list[str]
+    collective_calls: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=CALL))
+
+    @property
+    def nranks(self) -> int:
+        return len(self.rank_start) - 1
+
+    @property
+    def nevents(self) -> int:
+        return int(self.rank_start[-1])
+
+
+E = SimpleNamespace(EVENT=EVENT, CALL=CALL, Streams=Streams, OP_NONE=OP_NONE, OP_ISEND=OP_ISEND, OP_IRECV=OP_IRECV,
+                    OP_WAITALL=OP_WAITALL, OP_SEND=OP_SEND, OP_RECV=OP_RECV)
 
 # Collective traffic is matched apart from user messages, as the libraries do
 # with their own communicator contexts; one tag per collective keeps instances

@@ -1,0 +1,628 @@
+/* Reads the rank blocks of a trace file (docs/trace-format.md) into rows:
+ * inflate, decode each column, then one pass in program order gives each
+ * request a slot, points each wait at its requests' slots and gives each
+ * collective call its signature (the template the replay will walk). */
+#define _DEFAULT_SOURCE
+#include "decoded.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef struct {
+    char *err;
+    int64_t err_size;
+} errbuf;
+
+static int fail(errbuf *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, (size_t)e->err_size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- a map from int64 keys to int64 values (open addressing, backward-shift delete) ---- */
+
+typedef struct {
+    int64_t *keys, *vals;
+    int64_t size, used; /* size a power of two; key INT64_MIN: empty */
+} i64map;
+
+#define EMPTY_KEY INT64_MIN
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static int map_init(i64map *m, int64_t size)
+{
+    m->keys = malloc((size_t)size * sizeof *m->keys);
+    m->vals = malloc((size_t)size * sizeof *m->vals);
+    if (!m->keys || !m->vals)
+        return -1;
+    for (int64_t i = 0; i < size; i++)
+        m->keys[i] = EMPTY_KEY;
+    m->size = size;
+    m->used = 0;
+    return 0;
+}
+
+static void map_free(i64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+static int64_t *map_find(const i64map *m, int64_t key)
+{
+    uint64_t mask = (uint64_t)m->size - 1, j = mix((uint64_t)key) & mask;
+    while (m->keys[j] != EMPTY_KEY) {
+        if (m->keys[j] == key)
+            return &m->vals[j];
+        j = (j + 1) & mask;
+    }
+    return NULL;
+}
+
+static int map_put(i64map *m, int64_t key, int64_t val);
+
+static int map_grow(i64map *m)
+{
+    i64map fresh;
+    if (map_init(&fresh, m->size * 2))
+        return -1;
+    for (int64_t i = 0; i < m->size; i++)
+        if (m->keys[i] != EMPTY_KEY)
+            map_put(&fresh, m->keys[i], m->vals[i]);
+    map_free(m);
+    *m = fresh;
+    return 0;
+}
+
+/* 1: the key was there already (value unchanged). */
+static int map_put(i64map *m, int64_t key, int64_t val)
+{
+    if (2 * (m->used + 1) > m->size && map_grow(m))
+        return -1;
+    uint64_t mask = (uint64_t)m->size - 1, j = mix((uint64_t)key) & mask;
+    while (m->keys[j] != EMPTY_KEY) {
+        if (m->keys[j] == key)
+            return 1;
+        j = (j + 1) & mask;
+    }
+    m->keys[j] = key;
+    m->vals[j] = val;
+    m->used++;
+    return 0;
+}
+
+static void map_del(i64map *m, int64_t key)
+{
+    uint64_t mask = (uint64_t)m->size - 1, j = mix((uint64_t)key) & mask;
+    while (m->keys[j] != key) {
+        if (m->keys[j] == EMPTY_KEY)
+            return;
+        j = (j + 1) & mask;
+    }
+    /* shift later entries of the cluster back so lookups need no tombstones */
+    uint64_t hole = j;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (m->keys[j] == EMPTY_KEY)
+            break;
+        uint64_t home = mix((uint64_t)m->keys[j]) & mask;
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            m->keys[hole] = m->keys[j];
+            m->vals[hole] = m->vals[j];
+            hole = j;
+        }
+    }
+    m->keys[hole] = EMPTY_KEY;
+    m->used--;
+}
+
+/* ---- columns ---- */
+
+typedef struct {
+    const uint8_t *p, *end;
+} reader;
+
+static inline int varint(reader *r, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && r->p < r->end; shift += 7) {
+        uint8_t b = *r->p++;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static inline int64_t unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* Inflate a whole payload into *buf (grown as needed); its length in *len. */
+static int inflate_all(const uint8_t *in, int64_t in_len, uint8_t **buf, int64_t *cap, int64_t *len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK)
+        return -1;
+    z.next_in = (uint8_t *)in;
+    z.avail_in = (uInt)in_len;
+    int64_t out = 0;
+    int rc;
+    do {
+        if (out == *cap) {
+            int64_t grown = *cap ? *cap * 2 : 1 << 16;
+            uint8_t *b = realloc(*buf, (size_t)grown);
+            if (!b) {
+                inflateEnd(&z);
+                return -1;
+            }
+            *buf = b;
+            *cap = grown;
+        }
+        uInt room = (uInt)(*cap - out < (int64_t)1 << 30 ? *cap - out : (int64_t)1 << 30);
+        z.next_out = *buf + out;
+        z.avail_out = room;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out += room - z.avail_out;
+        if (rc == Z_BUF_ERROR && z.avail_in == 0)
+            break;
+    } while (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_out == 0));
+    inflateEnd(&z);
+    *len = out;
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+/* Live requests of the rank being resolved: ids are mostly numbered in creation order, so a direct-mapped
+ * table by the id's low bits finds almost all of them at once; the rest go to a hash map. */
+#define DIRECT 4096
+typedef struct {
+    int64_t id, rank;
+    int64_t slot;
+} direct_entry;
+
+typedef struct {
+    sw_trace *t;
+    const sw_source *src;
+    errbuf *e;
+    i64map comm_of;   /* comm id -> index into src->comm_id */
+    i64map place;     /* (comm index, world rank) -> comm rank */
+    uint8_t *buf;
+    int64_t buf_cap;
+    i64map live;      /* request id -> slot, one rank at a time, for ids the direct table had no room for */
+    direct_entry *direct;
+    int32_t *free_slots;
+    int64_t free_cap;
+} decoder;
+
+/* One varint column: v is each value in turn, `store` puts it in row x.  Most values are one byte. */
+#define COLUMN(name, store)                                                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                                          \
+        uint64_t v;                                                                                            \
+        if (in->p < in->end && *in->p < 0x80) {                                                                \
+            v = *in->p++;                                                                                      \
+        } else if (varint(in, &v)) {                                                                           \
+            return fail(d->e, "rank %lld: column '%s': %lld values expected, the data ends after %lld",         \
+                        (long long)rank, name, (long long)n, (long long)i);                                    \
+        }                                                                                                      \
+        sw_row *x = &rows[i];                                                                                  \
+        store;                                                                                                 \
+    }
+
+/* Decode the columns after kind into the rank's rows (root goes to tag for collectives, which have no tag of
+ * their own; nreq to peer for waits, which have no peer). */
+static int decode_columns(decoder *d, int64_t rank, sw_row *rows, int64_t n, reader *in)
+{
+    uint64_t nfuncs = (uint64_t)d->t->nfuncs;
+    int64_t bad_func = -1;
+    COLUMN("func", if (v >= nfuncs && bad_func < 0) bad_func = i; x->func = (uint16_t)v)
+    if (bad_func >= 0)
+        return fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
+                    (long long)bad_func);
+    COLUMN("peer", x->peer = v ? (int32_t)(unzigzag(v - 1) + rank) : -1)
+    COLUMN("bytes", x->bytes = (int64_t)v)
+    COLUMN("tag", x->tag = (int32_t)unzigzag(v))
+    COLUMN("comm", x->comm = (int32_t)v)
+    int64_t prev_req = -1;
+    COLUMN("req", if (v) { prev_req += unzigzag(v - 1) + 1; x->ref = prev_req; } else x->ref = -1)
+    COLUMN("root", if (x->kind == SW_COLLECTIVE) x->tag = (int32_t)((int64_t)v - 1))
+    if (in->end - in->p < n)
+        return fail(d->e, "rank %lld: column 'flags' is cut short", (long long)rank);
+    for (int64_t i = 0; i < n; i++)
+        rows[i].flags = in->p[i];
+    in->p += n;
+    COLUMN("nreq", if (x->kind == SW_WAIT) x->peer = (int32_t)v)
+    COLUMN("compute", x->compute = (double)v * 1e-9) /* as numpy: uint64 to double, then times 1e-9 */
+    return 0;
+}
+
+static int64_t sig_of(decoder *d, const sw_signature *key)
+{
+    sw_trace *t = d->t;
+    uint64_t h = 0;
+    const int64_t *f = &key->func;
+    for (int i = 0; i < 6; i++)
+        h = mix(h ^ (uint64_t)f[i]) + (uint64_t)i;
+    if (2 * (t->nsigs + 1) > t->sig_hash_size) {
+        int64_t size = t->sig_hash_size ? 2 * t->sig_hash_size : 64;
+        int64_t *fresh = malloc((size_t)size * sizeof *fresh);
+        if (!fresh)
+            return -1;
+        for (int64_t i = 0; i < size; i++)
+            fresh[i] = -1;
+        for (int64_t s = 0; s < t->nsigs; s++) {
+            uint64_t g = 0;
+            const int64_t *k = &t->sigs[s].func;
+            for (int i = 0; i < 6; i++)
+                g = mix(g ^ (uint64_t)k[i]) + (uint64_t)i;
+            uint64_t j = g & (uint64_t)(size - 1);
+            while (fresh[j] >= 0)
+                j = (j + 1) & (uint64_t)(size - 1);
+            fresh[j] = s;
+        }
+        free(t->sig_hash);
+        t->sig_hash = fresh;
+        t->sig_hash_size = size;
+    }
+    uint64_t mask = (uint64_t)t->sig_hash_size - 1, j = h & mask;
+    for (; t->sig_hash[j] >= 0; j = (j + 1) & mask)
+        if (!memcmp(&t->sigs[t->sig_hash[j]], key, sizeof *key))
+            return t->sig_hash[j];
+    if (t->nsigs == t->sig_cap) {
+        int64_t cap = t->sig_cap ? 2 * t->sig_cap : 16;
+        sw_signature *s = realloc(t->sigs, (size_t)cap * sizeof *s);
+        int64_t *m = realloc(t->sig_members, (size_t)cap * sizeof *m);
+        if (s)
+            t->sigs = s;
+        if (m)
+            t->sig_members = m;
+        if (!s || !m)
+            return -1;
+        t->sig_cap = cap;
+    }
+    t->sigs[t->nsigs] = *key;
+    t->sig_hash[j] = t->nsigs;
+    return t->nsigs++;
+}
+
+static int add_vcall(sw_trace *t, sw_vcall v)
+{
+    if (t->nvcalls == t->vcall_cap) {
+        int64_t cap = t->vcall_cap ? 2 * t->vcall_cap : 64;
+        sw_vcall *g = realloc(t->vcalls, (size_t)cap * sizeof *g);
+        if (!g)
+            return -1;
+        t->vcalls = g;
+        t->vcall_cap = cap;
+    }
+    t->vcalls[t->nvcalls++] = v;
+    return 0;
+}
+
+/* The collective row's signature, and its place in its communicator (in peer). */
+static int collective(decoder *d, int64_t rank, sw_row *x, i64map *count)
+{
+    sw_trace *t = d->t;
+    int64_t comm = x->comm, me = rank, members = -1;
+    int64_t *idx = map_find(&d->comm_of, comm);
+    if (idx) {
+        int64_t *at = map_find(&d->place, *idx * t->nranks + rank);
+        if (!at)
+            return fail(d->e, "rank %lld calls a collective on communicator %lld, which does not contain it",
+                        (long long)rank, (long long)comm);
+        me = *at;
+        members = d->src->comm_start[*idx];
+    } else if (comm != 0) {
+        return fail(d->e, "communicator %lld is used but not described", (long long)comm);
+    }
+    int64_t k = -1;
+    int64_t *seen = map_find(count, comm);
+    if (!seen) {
+        if (map_put(count, comm, 0) < 0)
+            return fail(d->e, "out of memory");
+        seen = map_find(count, comm);
+    }
+    if (d->src->is_vector[x->func]) {
+        k = *seen;
+        if (add_vcall(t, (sw_vcall){rank, comm, k, x->func, x->bytes}))
+            return fail(d->e, "out of memory");
+    }
+    ++*seen;
+    sw_signature key = {x->func, comm, x->bytes, x->tag, x->flags & 1, k};
+    int64_t s = sig_of(d, &key);
+    if (s < 0)
+        return fail(d->e, "out of memory");
+    t->sig_members[s] = members;
+    x->ref = s;
+    x->peer = (int32_t)me;
+    return 0;
+}
+
+static int live_put(decoder *d, int64_t rank, int64_t id, int64_t slot)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        return 1;
+    if (e->rank != rank) {
+        *e = (direct_entry){id, rank, slot};
+        return map_find(&d->live, id) ? 1 : 0;
+    }
+    return map_put(&d->live, id, slot);
+}
+
+static int64_t *live_find(decoder *d, int64_t rank, int64_t id)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        return &e->slot;
+    return d->live.used ? map_find(&d->live, id) : NULL;
+}
+
+static void live_del(decoder *d, int64_t rank, int64_t id)
+{
+    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
+    if (e->rank == rank && e->id == id)
+        e->rank = -1;
+    else
+        map_del(&d->live, id);
+}
+
+/* Program order: slots for requests, waits pointed at them, collectives at their signatures. */
+static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int64_t *wait_ids, int64_t nwait,
+                   int32_t *wait_slots, int64_t *nslots)
+{
+    int64_t next_slot = 1, nfree = 0, w = 0;
+    d->live.used = 0;
+    for (int64_t i = 0; i < d->live.size; i++)
+        d->live.keys[i] = EMPTY_KEY;
+    i64map count;
+    if (map_init(&count, 8))
+        return fail(d->e, "out of memory");
+    int rc = 0;
+    for (int64_t i = 0; i < n && !rc; i++) {
+        sw_row *x = &rows[i];
+        switch (x->kind) {
+        case SW_ISEND:
+        case SW_IRECV: {
+            if (x->peer < 0 || x->peer >= d->t->nranks) {
+                rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
+                break;
+            }
+            int64_t slot = nfree ? d->free_slots[--nfree] : next_slot++;
+            int put = live_put(d, rank, x->ref, slot);
+            if (put)
+                rc = put < 0 ? fail(d->e, "out of memory")
+                             : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank, (long long)x->ref);
+            x->ref = slot;
+            break;
+        }
+        case SW_SEND:
+        case SW_RECV:
+            if (x->peer < 0 || x->peer >= d->t->nranks)
+                rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
+            x->ref = 0;
+            break;
+        case SW_WAIT: {
+            int64_t m = x->peer;
+            if (m < 0 || w + m > nwait) {
+                rc = fail(d->e, "rank %lld: waits list more requests than the request column's %lld", (long long)rank,
+                          (long long)nwait);
+                break;
+            }
+            if (nfree + m > d->free_cap) {
+                int64_t cap = 2 * (nfree + m);
+                int32_t *g = realloc(d->free_slots, (size_t)cap * sizeof *g);
+                if (!g) {
+                    rc = fail(d->e, "out of memory");
+                    break;
+                }
+                d->free_slots = g;
+                d->free_cap = cap;
+            }
+            x->ref = d->t->nwaits + w; /* filled below: global offset of this wait's slots */
+            for (int64_t j = 0; j < m && !rc; j++) {
+                int64_t *slot = live_find(d, rank, wait_ids[w + j]);
+                if (!slot) {
+                    rc = fail(d->e, "rank %lld: a wait completes request %lld, which no Isend/Irecv created",
+                              (long long)rank, (long long)wait_ids[w + j]);
+                    break;
+                }
+                wait_slots[w + j] = (int32_t)*slot;
+            }
+            for (int64_t j = 0; j < m && !rc; j++) {
+                if (live_find(d, rank, wait_ids[w + j])) {
+                    d->free_slots[nfree++] = wait_slots[w + j];
+                    live_del(d, rank, wait_ids[w + j]);
+                }
+            }
+            w += m;
+            break;
+        }
+        case SW_COLLECTIVE:
+            rc = collective(d, rank, x, &count);
+            break;
+        case SW_OTHER:
+            break;
+        default:
+            rc = fail(d->e, "rank %lld: unknown event kind %d", (long long)rank, x->kind);
+        }
+    }
+    map_free(&count);
+    if (!rc && w != nwait)
+        rc = fail(d->e, "rank %lld: waits list %lld requests, the request column has %lld", (long long)rank,
+                  (long long)w, (long long)nwait);
+    *nslots = next_slot;
+    return rc;
+}
+
+static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wait_cap)
+{
+    sw_trace *t = d->t;
+    const sw_source *src = d->src;
+    int64_t n = src->nevents[rank], nwait = src->nwait[rank], len;
+    if (inflate_all(src->image + src->payload[rank], src->payload_len[rank], &d->buf, &d->buf_cap, &len))
+        return fail(d->e, "rank %lld: compressed events are damaged", (long long)rank);
+    reader in = {d->buf, d->buf + len};
+    sw_row *rows = t->rows + t->rank_start[rank];
+    if (len < n)
+        return fail(d->e, "rank %lld: column 'kind' is cut short", (long long)rank);
+    for (int64_t i = 0; i < n; i++)
+        rows[i].kind = in.p[i];
+    in.p += n;
+    if (decode_columns(d, rank, rows, n, &in))
+        return -1;
+    if (nwait > *wait_cap) {
+        int64_t *g = realloc(*wait_ids, (size_t)nwait * sizeof *g);
+        if (!g)
+            return fail(d->e, "out of memory");
+        *wait_ids = g;
+        *wait_cap = nwait;
+    }
+    int64_t prev = -1;
+    for (int64_t i = 0; i < nwait; i++) {
+        uint64_t v;
+        if (varint(&in, &v))
+            return fail(d->e, "rank %lld: column 'wait requests': %lld values expected, the data ends after %lld",
+                        (long long)rank, (long long)nwait, (long long)i);
+        prev += unzigzag(v);
+        (*wait_ids)[i] = prev;
+    }
+    if (in.p != in.end)
+        return fail(d->e, "rank %lld: %lld bytes after the last column", (long long)rank, (long long)(in.end - in.p));
+    int64_t nslots = 0;
+    if (resolve(d, rank, rows, n, *wait_ids, nwait, t->waits + t->nwaits, &nslots))
+        return -1;
+    t->nwaits += nwait;
+    t->slot_start[rank + 1] = t->slot_start[rank] + nslots;
+    return 0;
+}
+
+static int comm_tables(decoder *d)
+{
+    const sw_source *src = d->src;
+    int64_t total = src->ncomms ? src->comm_start[src->ncomms] : 0;
+    if (map_init(&d->comm_of, 16) || map_init(&d->place, 64))
+        return fail(d->e, "out of memory");
+    d->t->members = malloc((size_t)(total ? total : 1) * sizeof *d->t->members);
+    if (!d->t->members)
+        return fail(d->e, "out of memory");
+    d->t->nmembers = total;
+    for (int64_t c = 0; c < src->ncomms; c++) {
+        if (map_put(&d->comm_of, src->comm_id[c], c) < 0)
+            return fail(d->e, "out of memory");
+        for (int64_t i = src->comm_start[c]; i < src->comm_start[c + 1]; i++) {
+            int64_t w = src->members[i];
+            if (w < 0 || w >= d->t->nranks)
+                return fail(d->e, "communicator %lld: member %lld is not a rank", (long long)src->comm_id[c], (long long)w);
+            d->t->members[i] = (int32_t)w;
+            if (map_put(&d->place, c * d->t->nranks + w, i - src->comm_start[c]) < 0)
+                return fail(d->e, "out of memory");
+        }
+    }
+    return 0;
+}
+
+sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
+{
+    errbuf e = {err, err_size};
+    sw_trace *t = calloc(1, sizeof *t);
+    decoder d = {.t = t, .src = src, .e = &e};
+    int64_t *wait_ids = NULL, wait_cap = 0, nwait = 0;
+    int rc = -1;
+    if (!t) {
+        fail(&e, "out of memory");
+        return NULL;
+    }
+    t->nranks = src->nranks;
+    t->nfuncs = src->nfuncs;
+    t->rank_start = malloc((size_t)(src->nranks + 1) * sizeof *t->rank_start);
+    t->slot_start = malloc((size_t)(src->nranks + 1) * sizeof *t->slot_start);
+    if (!t->rank_start || !t->slot_start || src->nfuncs > 65535)
+        goto out;
+    t->rank_start[0] = t->slot_start[0] = 0;
+    for (int64_t r = 0; r < src->nranks; r++) {
+        t->rank_start[r + 1] = t->rank_start[r] + src->nevents[r];
+        nwait += src->nwait[r];
+    }
+    t->nevents = t->rank_start[src->nranks];
+    t->rows = malloc((size_t)(t->nevents ? t->nevents : 1) * sizeof *t->rows);
+    t->waits = malloc((size_t)(nwait ? nwait : 1) * sizeof *t->waits);
+    d.direct = malloc(DIRECT * sizeof *d.direct);
+    for (int64_t i = 0; d.direct && i < DIRECT; i++)
+        d.direct[i].rank = -1;
+    if (!t->rows || !t->waits || !d.direct || map_init(&d.live, 64)) {
+        fail(&e, "out of memory");
+        goto out;
+    }
+    if (comm_tables(&d))
+        goto out;
+    for (int64_t r = 0; r < src->nranks; r++)
+        if (decode_rank(&d, r, &wait_ids, &wait_cap))
+            goto out;
+    rc = 0;
+out:
+    if (rc && !err[0])
+        fail(&e, src->nfuncs > 65535 ? "more than 65535 functions" : "out of memory");
+    free(wait_ids);
+    free(d.buf);
+    free(d.free_slots);
+    free(d.direct);
+    if (d.live.keys)
+        map_free(&d.live);
+    if (d.comm_of.keys)
+        map_free(&d.comm_of);
+    if (d.place.keys)
+        map_free(&d.place);
+    if (rc) {
+        sw_close(t);
+        return NULL;
+    }
+    free(t->sig_hash); /* lookups are done */
+    t->sig_hash = NULL;
+    return t;
+}
+
+int64_t sw_nsigs(const sw_trace *t) { return t->nsigs; }
+const sw_signature *sw_sigs(const sw_trace *t) { return t->sigs; }
+int64_t sw_nvcalls(const sw_trace *t) { return t->nvcalls; }
+const sw_vcall *sw_vcalls(const sw_trace *t) { return t->vcalls; }
+
+int64_t sw_bytes(const sw_trace *t)
+{
+    return t->nevents * (int64_t)sizeof(sw_row) + t->nwaits * (int64_t)sizeof(int32_t) +
+           (t->nranks + 1) * 2 * (int64_t)sizeof(int64_t) +
+           t->sig_cap * (int64_t)(sizeof(sw_signature) + sizeof(int64_t)) + t->vcall_cap * (int64_t)sizeof(sw_vcall) +
+           t->nmembers * (int64_t)sizeof(int32_t);
+}
+
+void sw_close(sw_trace *t)
+{
+    if (!t)
+        return;
+    free(t->rank_start);
+    free(t->rows);
+    free(t->waits);
+    free(t->slot_start);
+    free(t->sigs);
+    free(t->sig_hash);
+    free(t->sig_members);
+    free(t->vcalls);
+    free(t->members);
+    free(t);
+}
