@@ -24,7 +24,7 @@ from gentrace import request_trace, trace_lines  # noqa: E402
 CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
         "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
-        "type_free", "lifecycle", "since", "large_count"}
+        "type_free", "lifecycle", "since", "large_count", "fortran_entry"}
 LIFECYCLES = {"init", "init_thread", "finalize", "abort", "pcontrol"}
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -272,7 +272,40 @@ def wrapper(fn: Function) -> str:
     lines.append("}")
     for sym in (n, "P" + n):
         lines.append(f"int {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
+    if r.get("fortran_entry"):
+        lines += fortran_entries(fn)
     return "\n".join(lines) + "\n"
+
+
+def fortran_entries(fn: Function) -> list[str]:
+    """`fortran_entry = true`: also intercept the Fortran bindings' own entry
+    points, for calls they answer without entering the C function (Open MPI
+    4.1's Wait/Test forms return at once when given zero requests).  The call
+    is recorded here only when the C wrapper did not record it, so it counts
+    once either way.  Every Fortran argument is a pointer, plus ierror."""
+    n, fid = fn.name, f"SW_FN_{fn.name}"
+    low = n.lower()
+    params = ", ".join(f"void *a{i}" for i in range(len(fn.params) + 1))
+    args = ", ".join(f"a{i}" for i in range(len(fn.params) + 1))
+    out = [f"typedef void (*sw_ft_{n})({params});"]
+    # mpif.h and `use mpi` (every name mangling), then `use mpi_f08`.
+    entries = [("f", f"{low}_", [low, f"{low}_", f"{low}__", n.upper()]), ("f08", f"{low}_f08_", [f"{low}_f08_"])]
+    for tag, real, syms in entries:
+        out += [f"static sw_ft_{n} sw_r{tag}_{n};",
+                f"static void sw_{tag}_{n}({params})", "{",
+                f"    if (SW_UNLIKELY(!sw_r{tag}_{n})) sw_r{tag}_{n} = (sw_ft_{n})sw_resolve(\"{real}\");",
+                "    sw_thread *sw_th = sw_fortran_enter();",
+                f"    if (!sw_th) {{ sw_r{tag}_{n}({args}); return; }}",
+                f"    uint64_t sw_calls = sw_th->stats[{fid}].calls;",
+                "    uint64_t sw_t0 = sw_ticks();",
+                f"    sw_r{tag}_{n}({args});",
+                "    uint64_t sw_t1 = sw_ticks();",
+                f"    if (sw_th->stats[{fid}].calls == sw_calls && sw_fortran_record(sw_th))",
+                f"        sw_leave(sw_th, {fid}, sw_t0, sw_t1);",
+                "}"]
+        out += [f"void {s}({params}) __attribute__((alias(\"sw_{tag}_{n}\"), visibility(\"default\")));"
+                for s in syms]
+    return out
 
 
 def lifecycle(fn: Function, life: str) -> list[str]:
