@@ -24,6 +24,7 @@
 #pragma weak ompi_mpi_int
 #pragma weak ompi_mpi_op_max
 #pragma weak ompi_mpi_op_null
+#pragma weak ompi_mpi_op_no_op
 #pragma weak ompi_mpi_long_long_int
 #pragma weak ompi_mpi_uint64_t
 #pragma weak ompi_mpi_datatype_null
