@@ -21,10 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gentrace import request_trace, trace_lines  # noqa: E402
 
-CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
+CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "local", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
         "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
-        "type_free", "lifecycle", "since", "large_count", "fortran_entry"}
+        "type_free", "lifecycle", "since", "large_count", "fortran_entry", "returns", "hot"}
 LIFECYCLES = {"init", "init_thread", "finalize", "abort", "pcontrol"}
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -146,7 +146,11 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
             post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
             post.append(f"sw_p2p_send(sw_th, {dest}, {comm}, sw_nb);")
         else:
-            post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
+            nbytes = f"(uint64_t)({r['bytes']})"
+            if r["class"] == "collective" and r["bytes"] != "0" and "comm" in {p.name for p in ps}:
+                # A collective of one rank moves nothing (docs/runtime.md, the byte rules).
+                nbytes = f"(sw_comm_alone(comm) ? 0 : {nbytes})"
+            post.append(f"uint64_t sw_nb = {nbytes};")
             post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
     if "recv_status" in r:
         (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
@@ -250,11 +254,15 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
 def wrapper(fn: Function) -> str:
     r, n = fn.rule, fn.name
     life = r.get("lifecycle")
+    ret = r.get("returns", "int")
     lines = [f"/* {n}: class {r['class']} */",
-             f"typedef int (*sw_t_{n})({fn.args});",
+             f"typedef {ret} (*sw_t_{n})({fn.args});",
              f"static sw_t_{n} sw_r_{n};",
-             f"static int sw_w_{n}({fn.args})", "{",
+             f"static {ret} sw_w_{n}({fn.args})", "{",
              f"    if (SW_UNLIKELY(!sw_r_{n})) sw_r_{n} = (sw_t_{n})sw_resolve(\"P{n}\");"]
+    if r.get("hot"):
+        # Called millions of times: recorded only when asked (docs/runtime.md).
+        lines.append(f"    if (SW_LIKELY(!sw_hot_local)) return sw_r_{n}({fn.call});")
     if life:
         lines += [f"    {stmt}" for stmt in lifecycle(fn, life)]
     else:
@@ -264,14 +272,14 @@ def wrapper(fn: Function) -> str:
                   f"    if (!sw_th) return sw_r_{n}({fn.call});"]
         lines += [f"    {s}" for s in pre]
         lines += ["    uint64_t sw_t0 = sw_ticks();",
-                  f"    int rc = sw_r_{n}({recording_call});",
+                  f"    {ret} rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
         lines += [f"    {s}" for s in trace_lines(fn)]
         lines += [f"    {s}" for s in post]
         lines += [f"    sw_leave(sw_th, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
     lines.append("}")
     for sym in (n, "P" + n):
-        lines.append(f"int {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
+        lines.append(f"{ret} {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
     if r.get("fortran_entry"):
         lines += fortran_entries(fn)
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@
  * (mpirun, orted, shells); they are only dereferenced after MPI_Init. */
 #pragma weak ompi_mpi_comm_world
 #pragma weak ompi_mpi_comm_null
+#pragma weak ompi_mpi_comm_self
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_int
 #pragma weak ompi_mpi_op_max
@@ -35,6 +36,7 @@
 #include "scalewise/format.h"
 
 #define SW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SW_LIKELY(x)   __builtin_expect(!!(x), 1)
 /* Inlined into each wrapper: the per-call path. */
 #define SW_HOT         static inline __attribute__((always_inline))
 #define SW_DTCACHE     8
@@ -62,6 +64,9 @@ typedef struct sw_thread {
 extern __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 extern volatile int sw_on; /* recording: after MPI_Init, before MPI_Finalize, not paused */
 extern int sw_mt;          /* MPI_THREAD_MULTIPLE was provided */
+/* SCALEWISE_HOT_LOCAL: record the local calls made millions of times
+ * (MPI_Comm_rank, MPI_Wtime, ...: spec key `hot`); off, they are passed on. */
+extern int sw_hot_local;
 
 /* One call of dt ticks in a function's statistics. */
 SW_HOT void sw_stat_add(sw_fnstat *s, uint64_t dt)

@@ -1,5 +1,5 @@
 ! Every Wait and Test form given zero requests, then only null requests,
-! then real ones, REPS times.  Open MPI's Fortran bindings answer the first
+! then real ones, and two local calls, REPS times.  Open MPI's Fortran bindings answer the first
 ! kind without entering the C function; every call must still count once.
 ! Built with -DUSE_MPIF_H it includes mpif.h, otherwise it uses the `mpi`
 ! module; waitzero_f08.f90 is the same program through `use mpi_f08`.
@@ -14,7 +14,7 @@ program waitzero_f
 #ifdef USE_MPIF_H
   include 'mpif.h'
 #endif
-  integer :: ierr, me, reps, i, idx, outc, done
+  integer :: ierr, me, reps, i, idx, outc, done, cls
   integer :: rq(2), st(MPI_STATUS_SIZE, 2), ind(2), nt(4)
   logical :: flag
   character :: sbuf(8), rbuf(8)
@@ -27,6 +27,9 @@ program waitzero_f
   sbuf = 'x'
   nt = 0
   do i = 1, reps
+    ! two local calls, recorded from Fortran like from C
+    call MPI_Comm_test_inter(MPI_COMM_WORLD, flag, ierr)
+    call MPI_Error_class(MPI_ERR_COUNT, cls, ierr)
     ! zero requests
     call MPI_Waitall(0, rq, st, ierr)
     call MPI_Waitany(0, rq, idx, st(:, 1), ierr)

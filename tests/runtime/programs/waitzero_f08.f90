@@ -4,7 +4,7 @@
 program waitzero_f08
   use mpi_f08
   implicit none
-  integer :: me, reps, i, idx, outc, done
+  integer :: me, reps, i, idx, outc, done, cls
   integer :: ind(2), nt(4)
   type(MPI_Request) :: rq(2)
   type(MPI_Status) :: st(2)
@@ -19,6 +19,9 @@ program waitzero_f08
   sbuf = 'x'
   nt = 0
   do i = 1, reps
+    ! two local calls, recorded from Fortran like from C
+    call MPI_Comm_test_inter(MPI_COMM_WORLD, flag)
+    call MPI_Error_class(MPI_ERR_COUNT, cls)
     ! zero requests
     call MPI_Waitall(0, rq, st)
     call MPI_Waitany(0, rq, idx, st(1))
