@@ -189,7 +189,7 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
         (rq,) = split_names(n, "free_request", r["free_request"], ps, 1)
         # Claimed before the call, which frees the handle for reuse by other
         # threads; put back only if the call failed.
-        pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);")
+        pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_take(sw_rq, &sw_pd1);")
         post.append(f"if (rc != MPI_SUCCESS) sw_req_settle(sw_th, SW_FN_{n}, sw_rq, &sw_pd1, 0, NULL);")
     if "comm_new" in r:
         (c,) = split_names(n, "comm_new", r["comm_new"], ps, 1)

@@ -35,11 +35,12 @@
 #endif
 #include "scalewise/format.h"
 
-#define SW_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define SW_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SW_UNLIKELY(x)   __builtin_expect(!!(x), 0)
+#define SW_LIKELY(x)     __builtin_expect(!!(x), 1)
 /* Inlined into each wrapper: the per-call path. */
-#define SW_HOT         static inline __attribute__((always_inline))
-#define SW_DTCACHE     8
+#define SW_HOT           static inline __attribute__((always_inline))
+#define SW_DTCACHE       8
+#define SW_FORTRAN_SITES 64
 
 typedef struct {
     uint64_t calls, ticks, tmin, tmax, bytes;
@@ -58,6 +59,10 @@ typedef struct sw_thread {
     unsigned dt_epoch[SW_DTCACHE];
     sw_table sites;      /* sw_site entries (sites.h) */
     uint64_t call_bytes; /* bytes credited to the call in progress, for its site */
+    /* Fortran call sites (sites.c): for a binding's return address, where on
+     * the stack the user's return address lies, from sw_site_user's frame. */
+    uintptr_t fortran_ra[SW_FORTRAN_SITES];
+    intptr_t fortran_off[SW_FORTRAN_SITES];
     struct sw_thread *next;
 } sw_thread;
 

@@ -65,8 +65,12 @@ SW_HOT void sw_leave(sw_thread *thread, int fn, uint64_t t0, uint64_t t1)
         if (sw_bins_on) /* one thread in MPI at a time: the process-wide bins need no lock */
             sw_bins_add(t0, t1);
     }
-    if (sw_sites_on) /* inlined into the wrapper: the address is the application's call */
-        sw_site_add(thread, fn, (uintptr_t)__builtin_return_address(0), dt);
+    if (sw_sites_on) { /* inlined into the wrapper: the address is the application's call */
+        uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+        if (SW_UNLIKELY(ra - sw_fortran_lo < sw_fortran_span)) /* ... or a Fortran binding's */
+            ra = sw_site_user(thread, ra);
+        sw_site_add(thread, fn, ra, dt);
+    }
     thread->depth = 0;
 }
 

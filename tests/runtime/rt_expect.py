@@ -260,7 +260,8 @@ def groundtruth_fortran(nranks: int, reps: int, count: int, sizes: list[int]) ->
         e.call(r, "MPI_Allreduce", *[w(count * DOUBLE)] * (2 * reps), calls=2 * reps)
         e.call(r, "MPI_Bcast", w(count * DOUBLE))
         e.call(r, "MPI_Bcast", w(count * DOUBLE))  # again, through MPI_BOTTOM
-        e.call(r, "MPI_Type_free")
+        for fn in ("MPI_Get_address", "MPI_Type_create_hindexed", "MPI_Type_commit", "MPI_Type_free"):
+            e.call(r, fn)  # the absolute-address type of the MPI_BOTTOM Bcast (local calls)
         e.call(r, "MPI_Barrier", 0)
         members = list(range(r % 2, P, 2))
         q = members.index(r)
