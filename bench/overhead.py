@@ -84,7 +84,7 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich")
     ap.add_argument("--logsize-ranks", type=int, default=8)
     a = ap.parse_args()
-    console = Console()
+    console = Console(width=200)  # every column whole, also when piped to a file
     cost = Table(title="Added cost per intercepted call (profiled - bare), ns")
     for col in ("MPI", "ranks", "kernel", "bare min", "profiled min", "added/call min", "bare median",
                 "profiled median", "added/call median", "vs blocking"):

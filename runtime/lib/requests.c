@@ -108,11 +108,11 @@ static void claim(MPI_Request r, sw_pending *p, int leave)
     sw_req *e = entry(i);
     if (e->key == key) {
         *p = e->op;
-        if (!leave) {
+        if (!leave || sw_request_shared(key)) { /* a shared handle's entries are taken in turn */
             sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
             requests.used--;
         } else {
-            /* One thread: nothing can reuse the handle meanwhile, so the
+            /* One thread: nothing can reuse the handle meanwhile, so its one
              * entry stays; a poll that completes nothing leaves it as it
              * is (sw_req_settle), instead of an erase and an insert. */
             p->flags |= SW_REQ_IN_TABLE;
