@@ -1,4 +1,5 @@
-/* Tight MPI loops for measuring the profiler's cost per call.
+/* Tight MPI loops for measuring the profiler's cost per call: a blocking
+ * collective, a non-blocking exchange, polling, one-sided and local calls.
  * usage: overhead ITERS REPS
  * Prints, on rank 0, one line per kernel with the time per iteration of
  * every repetition, and the process's memory high-water mark. */
@@ -26,6 +27,81 @@ static long vm_hwm_kib(void)
     if (f)
         fclose(f);
     return kib;
+}
+
+/* One kernel: REPS timed loops of ITERS iterations of BODY (CALLS MPI calls each). */
+#define KERNEL(name, calls, body)                                          \
+    do {                                                                   \
+        for (int r_ = 0; r_ < reps; r_++) {                                \
+            MPI_Barrier(MPI_COMM_WORLD);                                   \
+            double t0_ = MPI_Wtime();                                      \
+            for (int i_ = 0; i_ < iters; i_++) {                           \
+                body;                                                      \
+            }                                                              \
+            t[r_] = MPI_Wtime() - t0_;                                     \
+        }                                                                  \
+        if (rank == 0)                                                     \
+            report(name, calls, t, reps, iters);                           \
+    } while (0)
+
+/* Polling a receive that never completes, and probing for a message that
+ * never comes: the cost of every unsuccessful poll. */
+static void polling(int rank, int peer, int iters, int reps, double *t)
+{
+    char buf[1];
+    int flag, index, outcount, indices[1];
+    MPI_Request rq;
+    MPI_Message msg;
+    MPI_Irecv(buf, 1, MPI_BYTE, peer, 99, MPI_COMM_WORLD, &rq);
+    KERNEL("test", 1, MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
+    KERNEL("testany", 1, MPI_Testany(1, &rq, &index, &flag, MPI_STATUS_IGNORE));
+    KERNEL("testall", 1, MPI_Testall(1, &rq, &flag, MPI_STATUSES_IGNORE));
+    KERNEL("testsome", 1, MPI_Testsome(1, &rq, &outcount, indices, MPI_STATUSES_IGNORE));
+    KERNEL("iprobe", 1, MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    KERNEL("improbe", 1, MPI_Improbe(peer, 99, MPI_COMM_WORLD, &flag, &msg, MPI_STATUS_IGNORE));
+    MPI_Cancel(&rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
+/* One-sided calls on this rank's own window, in one passive epoch. */
+static void one_sided(int rank, int iters, int reps, double *t)
+{
+    double *base, x = 1.0, y;
+    MPI_Win win;
+    MPI_Win_allocate(64, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_lock_all(0, win);
+    KERNEL("put8", 1, MPI_Put(&x, 1, MPI_DOUBLE, rank, 0, 1, MPI_DOUBLE, win));
+    MPI_Win_flush(rank, win);
+    KERNEL("get8", 1, MPI_Get(&y, 1, MPI_DOUBLE, rank, 1, 1, MPI_DOUBLE, win));
+    MPI_Win_flush(rank, win);
+    KERNEL("accumulate8", 1, MPI_Accumulate(&x, 1, MPI_DOUBLE, rank, 2, 1, MPI_DOUBLE, MPI_SUM, win));
+    MPI_Win_flush(rank, win);
+    KERNEL("get_accumulate8", 1,
+           MPI_Get_accumulate(&x, 1, MPI_DOUBLE, &y, 1, MPI_DOUBLE, rank, 3, 1, MPI_DOUBLE, MPI_SUM, win));
+    MPI_Win_flush(rank, win);
+    KERNEL("fetch_and_op8", 1, MPI_Fetch_and_op(&x, &y, MPI_DOUBLE, rank, 4, MPI_SUM, win));
+    KERNEL("flush", 1, MPI_Win_flush(rank, win));
+    KERNEL("flush_all", 1, MPI_Win_flush_all(win));
+    MPI_Win_unlock_all(win);
+    KERNEL("lock_unlock", 2, MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win); MPI_Win_unlock(rank, win));
+    MPI_Win_free(&win);
+}
+
+/* Local calls: recorded ones (class local) and a hot one passed on. */
+static void local(int rank, int iters, int reps, double *t)
+{
+    int n, ints, addrs, types, comb, pos, in[2] = {1, 2}, coords[1];
+    char packed[16];
+    MPI_Comm cart;
+    int dims[1] = {0}, periods[1] = {1};
+    MPI_Comm_size(MPI_COMM_WORLD, &dims[0]);
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    KERNEL("comm_test_inter", 1, MPI_Comm_test_inter(MPI_COMM_WORLD, &n));
+    KERNEL("cart_coords", 1, MPI_Cart_coords(cart, rank, 1, coords));
+    KERNEL("type_get_envelope", 1, MPI_Type_get_envelope(MPI_INT, &ints, &addrs, &types, &comb));
+    KERNEL("pack8", 1, pos = 0; MPI_Pack(in, 2, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    KERNEL("comm_rank_hot", 1, MPI_Comm_rank(cart, &n));
+    MPI_Comm_free(&cart);
 }
 
 int main(int argc, char **argv)
@@ -61,10 +137,14 @@ int main(int argc, char **argv)
         }
         t[r] = MPI_Wtime() - t0;
     }
-    if (rank == 0) {
+    if (rank == 0)
         report("irecv_isend_waitall0", 3, t, reps, iters);
+
+    polling(rank, peer, iters, reps, t);
+    one_sided(rank, iters, reps, t);
+    local(rank, iters, reps, t);
+    if (rank == 0)
         printf("vm_hwm_kib=%ld\n", vm_hwm_kib());
-    }
     free(t);
     MPI_Finalize();
     return 0;

@@ -21,10 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gentrace import request_trace, trace_lines  # noqa: E402
 
-CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "init", "other"}
+CLASSES = {"p2p", "collective", "wait", "test", "rma", "io", "comm", "local", "init", "other"}
 KEYS = {"args", "class", "bytes", "recv_status", "send_to", "request", "req_recv", "persistent",
         "persist_send", "start", "complete", "flag", "free_request", "comm_new", "comm_free",
-        "type_free", "lifecycle", "since", "large_count"}
+        "type_free", "lifecycle", "since", "large_count", "fortran_entry", "returns", "hot"}
 LIFECYCLES = {"init", "init_thread", "finalize", "abort", "pcontrol"}
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -146,7 +146,11 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
             post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
             post.append(f"sw_p2p_send(sw_th, {dest}, {comm}, sw_nb);")
         else:
-            post.append(f"uint64_t sw_nb = (uint64_t)({r['bytes']});")
+            nbytes = f"(uint64_t)({r['bytes']})"
+            if r["class"] == "collective" and r["bytes"] != "0" and "comm" in {p.name for p in ps}:
+                # A collective of one rank moves nothing (docs/runtime.md, the byte rules).
+                nbytes = f"(sw_comm_alone(comm) ? 0 : {nbytes})"
+            post.append(f"uint64_t sw_nb = {nbytes};")
             post.append(f"sw_credit(sw_th, {fid}, sw_nb);")
     if "recv_status" in r:
         (st,) = split_names(n, "recv_status", r["recv_status"], ps, 1)
@@ -185,7 +189,7 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
         (rq,) = split_names(n, "free_request", r["free_request"], ps, 1)
         # Claimed before the call, which frees the handle for reuse by other
         # threads; put back only if the call failed.
-        pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);")
+        pre.append(f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_take(sw_rq, &sw_pd1);")
         post.append(f"if (rc != MPI_SUCCESS) sw_req_settle(sw_th, SW_FN_{n}, sw_rq, &sw_pd1, 0, NULL);")
     if "comm_new" in r:
         (c,) = split_names(n, "comm_new", r["comm_new"], ps, 1)
@@ -250,11 +254,15 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
 def wrapper(fn: Function) -> str:
     r, n = fn.rule, fn.name
     life = r.get("lifecycle")
+    ret = r.get("returns", "int")
     lines = [f"/* {n}: class {r['class']} */",
-             f"typedef int (*sw_t_{n})({fn.args});",
+             f"typedef {ret} (*sw_t_{n})({fn.args});",
              f"static sw_t_{n} sw_r_{n};",
-             f"static int sw_w_{n}({fn.args})", "{",
+             f"static {ret} sw_w_{n}({fn.args})", "{",
              f"    if (SW_UNLIKELY(!sw_r_{n})) sw_r_{n} = (sw_t_{n})sw_resolve(\"P{n}\");"]
+    if r.get("hot"):
+        # Called millions of times: recorded only when asked (docs/runtime.md).
+        lines.append(f"    if (SW_LIKELY(!sw_hot_local)) return sw_r_{n}({fn.call});")
     if life:
         lines += [f"    {stmt}" for stmt in lifecycle(fn, life)]
     else:
@@ -264,15 +272,48 @@ def wrapper(fn: Function) -> str:
                   f"    if (!sw_th) return sw_r_{n}({fn.call});"]
         lines += [f"    {s}" for s in pre]
         lines += ["    uint64_t sw_t0 = sw_ticks();",
-                  f"    int rc = sw_r_{n}({recording_call});",
+                  f"    {ret} rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
         lines += [f"    {s}" for s in trace_lines(fn)]
         lines += [f"    {s}" for s in post]
         lines += [f"    sw_leave(sw_th, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]
     lines.append("}")
     for sym in (n, "P" + n):
-        lines.append(f"int {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
+        lines.append(f"{ret} {sym}({fn.args}) __attribute__((alias(\"sw_w_{n}\"), visibility(\"default\")));")
+    if r.get("fortran_entry"):
+        lines += fortran_entries(fn)
     return "\n".join(lines) + "\n"
+
+
+def fortran_entries(fn: Function) -> list[str]:
+    """`fortran_entry = true`: also intercept the Fortran bindings' own entry
+    points, for calls they answer without entering the C function (Open MPI
+    4.1's Wait/Test forms return at once when given zero requests).  The call
+    is recorded here only when the C wrapper did not record it, so it counts
+    once either way.  Every Fortran argument is a pointer, plus ierror."""
+    n, fid = fn.name, f"SW_FN_{fn.name}"
+    low = n.lower()
+    params = ", ".join(f"void *a{i}" for i in range(len(fn.params) + 1))
+    args = ", ".join(f"a{i}" for i in range(len(fn.params) + 1))
+    out = [f"typedef void (*sw_ft_{n})({params});"]
+    # mpif.h and `use mpi` (every name mangling), then `use mpi_f08`.
+    entries = [("f", f"{low}_", [low, f"{low}_", f"{low}__", n.upper()]), ("f08", f"{low}_f08_", [f"{low}_f08_"])]
+    for tag, real, syms in entries:
+        out += [f"static sw_ft_{n} sw_r{tag}_{n};",
+                f"static void sw_{tag}_{n}({params})", "{",
+                f"    if (SW_UNLIKELY(!sw_r{tag}_{n})) sw_r{tag}_{n} = (sw_ft_{n})sw_resolve(\"{real}\");",
+                "    sw_thread *sw_th = sw_fortran_enter();",
+                f"    if (!sw_th) {{ sw_r{tag}_{n}({args}); return; }}",
+                f"    uint64_t sw_calls = sw_th->stats[{fid}].calls;",
+                "    uint64_t sw_t0 = sw_ticks();",
+                f"    sw_r{tag}_{n}({args});",
+                "    uint64_t sw_t1 = sw_ticks();",
+                f"    if (sw_th->stats[{fid}].calls == sw_calls && sw_fortran_record(sw_th))",
+                f"        sw_leave(sw_th, {fid}, sw_t0, sw_t1);",
+                "}"]
+        out += [f"void {s}({params}) __attribute__((alias(\"sw_{tag}_{n}\"), visibility(\"default\")));"
+                for s in syms]
+    return out
 
 
 def lifecycle(fn: Function, life: str) -> list[str]:

@@ -11,6 +11,7 @@
 __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 volatile int sw_on;
 int sw_mt;
+int sw_hot_local;
 sw_pmpi_table sw_pmpi;
 sw_job_state sw_job = {.lock = PTHREAD_MUTEX_INITIALIZER, .mt_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -78,6 +79,8 @@ void sw_load_config(void)
     c->max_phases = env_uint("SCALEWISE_MAX_PHASES", 64);
     c->sites = env_on("SCALEWISE_SITES");
     c->mpit = env_on("SCALEWISE_MPIT");
+    const char *h = getenv("SCALEWISE_HOT_LOCAL");
+    sw_hot_local = h && *h && strcmp(h, "0") != 0;
     /* Merging takes bins in pairs: an odd count is rounded up. */
     unsigned nb = env_on("SCALEWISE_BINS") ? env_uint("SCALEWISE_BINS", 64) : 0;
     nb = nb < SW_MAX_TIME_BINS ? nb : SW_MAX_TIME_BINS;

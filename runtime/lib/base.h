@@ -20,10 +20,12 @@
  * (mpirun, orted, shells); they are only dereferenced after MPI_Init. */
 #pragma weak ompi_mpi_comm_world
 #pragma weak ompi_mpi_comm_null
+#pragma weak ompi_mpi_comm_self
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_int
 #pragma weak ompi_mpi_op_max
 #pragma weak ompi_mpi_op_null
+#pragma weak ompi_mpi_op_no_op
 #pragma weak ompi_mpi_long_long_int
 #pragma weak ompi_mpi_uint64_t
 #pragma weak ompi_mpi_datatype_null
@@ -33,10 +35,12 @@
 #endif
 #include "scalewise/format.h"
 
-#define SW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SW_UNLIKELY(x)   __builtin_expect(!!(x), 0)
+#define SW_LIKELY(x)     __builtin_expect(!!(x), 1)
 /* Inlined into each wrapper: the per-call path. */
-#define SW_HOT         static inline __attribute__((always_inline))
-#define SW_DTCACHE     8
+#define SW_HOT           static inline __attribute__((always_inline))
+#define SW_DTCACHE       8
+#define SW_FORTRAN_SITES 64
 
 typedef struct {
     uint64_t calls, ticks, tmin, tmax, bytes;
@@ -55,12 +59,19 @@ typedef struct sw_thread {
     unsigned dt_epoch[SW_DTCACHE];
     sw_table sites;      /* sw_site entries (sites.h) */
     uint64_t call_bytes; /* bytes credited to the call in progress, for its site */
+    /* Fortran call sites (sites.c): for a binding's return address, where on
+     * the stack the user's return address lies, from sw_site_user's frame. */
+    uintptr_t fortran_ra[SW_FORTRAN_SITES];
+    intptr_t fortran_off[SW_FORTRAN_SITES];
     struct sw_thread *next;
 } sw_thread;
 
 extern __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 extern volatile int sw_on; /* recording: after MPI_Init, before MPI_Finalize, not paused */
 extern int sw_mt;          /* MPI_THREAD_MULTIPLE was provided */
+/* SCALEWISE_HOT_LOCAL: record the local calls made millions of times
+ * (MPI_Comm_rank, MPI_Wtime, ...: spec key `hot`); off, they are passed on. */
+extern int sw_hot_local;
 
 /* One call of dt ticks in a function's statistics. */
 SW_HOT void sw_stat_add(sw_fnstat *s, uint64_t dt)

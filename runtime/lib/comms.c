@@ -112,6 +112,17 @@ int sw_comm_size(MPI_Comm comm)
     return n;
 }
 
+int sw_comm_alone(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+        return comm == MPI_COMM_SELF || sw_job.size == 1;
+    sw_mt_lock(&sw_job.lock);
+    sw_comm *e = lookup(comm, 0);
+    int alone = e && !e->inter && e->size == 1;
+    sw_mt_unlock(&sw_job.lock);
+    return alone;
+}
+
 /* Blocks a neighbourhood collective sends: 2 x ndims on a Cartesian
  * topology, the out-degree of a graph.  Asked once per communicator. */
 int sw_outdegree(MPI_Comm comm)

@@ -8,6 +8,8 @@ int sw_world_rank(MPI_Comm comm, int rank);
 int sw_comm_rank(MPI_Comm comm);
 int sw_comm_size(MPI_Comm comm); /* remote group size for an intercommunicator */
 int sw_outdegree(MPI_Comm comm);
+/* An intracommunicator of one rank: its collectives move nothing. */
+int sw_comm_alone(MPI_Comm comm);
 void sw_comm_created(MPI_Comm comm);
 void sw_comm_freed(MPI_Comm comm);
 

@@ -52,6 +52,16 @@ SW_HOT uint64_t sw_bytes(MPI_Count count, MPI_Datatype dt)
     return count > 0 ? (uint64_t)count * sw_type_size(dt) : 0;
 }
 
+/* What an MPI_Get_accumulate moves: with MPI_NO_OP it only fetches (the
+ * result buffer; the origin arguments are ignored), with any other op the
+ * origin goes to the target and the target's old data comes back. */
+SW_HOT uint64_t sw_get_accumulate_bytes(MPI_Count origin_count, MPI_Datatype origin_type, MPI_Count result_count,
+                                        MPI_Datatype result_type, MPI_Op op)
+{
+    uint64_t fetched = sw_bytes(result_count, result_type);
+    return op == MPI_NO_OP ? fetched : fetched + sw_bytes(origin_count, origin_type);
+}
+
 /* Bytes a completed receive or read delivered.  Both MPIs keep that count, in
  * bytes, in public fields of MPI_Status; reading it saves a library call per
  * receive (MPI_Get_elements_x costs 20-50 ns).  The ground-truth tests check

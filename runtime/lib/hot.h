@@ -29,6 +29,31 @@ SW_HOT sw_thread *sw_enter(void)
     return thread;
 }
 
+/* A Fortran binding's entry point (genwrap.py, fortran_entry): the thread, if
+ * the call is to be recorded, without entering it, so that the C wrapper the
+ * binding may call records it as usual. */
+SW_HOT sw_thread *sw_fortran_enter(void)
+{
+    if (SW_UNLIKELY(!sw_on))
+        return NULL;
+    sw_thread *thread = sw_self;
+    if (SW_UNLIKELY(!thread) && !(thread = sw_thread_attach()))
+        return NULL;
+    return thread->depth ? NULL : thread;
+}
+
+/* The binding returned without entering the C function: the entry point
+ * records the call itself (sw_leave follows), unless recording stopped. */
+SW_HOT int sw_fortran_record(sw_thread *thread)
+{
+    if (SW_UNLIKELY(!sw_on) || thread->depth)
+        return 0;
+    thread->depth = 1;
+    if (SW_UNLIKELY(sw_mt))
+        sw_mt_enter();
+    return 1;
+}
+
 SW_HOT void sw_leave(sw_thread *thread, int fn, uint64_t t0, uint64_t t1)
 {
     uint64_t dt = t1 - t0;
@@ -40,8 +65,12 @@ SW_HOT void sw_leave(sw_thread *thread, int fn, uint64_t t0, uint64_t t1)
         if (sw_bins_on) /* one thread in MPI at a time: the process-wide bins need no lock */
             sw_bins_add(t0, t1);
     }
-    if (sw_sites_on) /* inlined into the wrapper: the address is the application's call */
-        sw_site_add(thread, fn, (uintptr_t)__builtin_return_address(0), dt);
+    if (sw_sites_on) { /* inlined into the wrapper: the address is the application's call */
+        uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+        if (SW_UNLIKELY(ra - sw_fortran_lo < sw_fortran_span)) /* ... or a Fortran binding's */
+            ra = sw_site_user(thread, ra);
+        sw_site_add(thread, fn, ra, dt);
+    }
     thread->depth = 0;
 }
 

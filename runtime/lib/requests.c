@@ -90,7 +90,14 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
  * entry still in the table would then be credited to, or erased by, the
  * wrong operation.  While the entry is out, no other thread can use r (MPI
  * forbids two concurrent completions of one request). */
-void sw_req_claim(MPI_Request r, sw_pending *p)
+static void claim(MPI_Request r, sw_pending *p, int leave);
+
+void sw_req_claim(MPI_Request r, sw_pending *p) { claim(r, p, !sw_mt); }
+
+/* MPI_Request_free: the entry leaves the table whatever the threading. */
+void sw_req_take(MPI_Request r, sw_pending *p) { claim(r, p, 0); }
+
+static void claim(MPI_Request r, sw_pending *p, int leave)
 {
     p->flags = 0;
     if (r == MPI_REQUEST_NULL)
@@ -101,10 +108,33 @@ void sw_req_claim(MPI_Request r, sw_pending *p)
     sw_req *e = entry(i);
     if (e->key == key) {
         *p = e->op;
+        if (!leave || sw_request_shared(key)) { /* a shared handle's entries are taken in turn */
+            sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
+            requests.used--;
+        } else {
+            /* One thread: nothing can reuse the handle meanwhile, so its one
+             * entry stays; a poll that completes nothing leaves it as it
+             * is (sw_req_settle), instead of an erase and an insert. */
+            p->flags |= SW_REQ_IN_TABLE;
+        }
+    }
+    sw_mt_unlock(&sw_job.mt_lock);
+}
+
+/* A completed operation whose entry stayed in the table (SW_REQ_IN_TABLE):
+ * erase it, or keep a persistent one with its new flags. */
+static void settle_in_table(uintptr_t key, uint16_t flags, int keep)
+{
+    unsigned i = sw_find(&requests, sizeof(sw_req), sw_handle_hash, key);
+    sw_req *e = entry(i);
+    if (e->key != key)
+        return;
+    if (keep) {
+        e->op.flags = flags;
+    } else {
         sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
         requests.used--;
     }
-    sw_mt_unlock(&sw_job.mt_lock);
 }
 
 /* After the call: a completed operation is credited to the function that
@@ -124,6 +154,11 @@ void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p
         }
         sw_credit(thread, fn, bytes);
         flags &= (uint16_t)~SW_REQ_ACTIVE;
+    }
+    if (flags & SW_REQ_IN_TABLE) {
+        if (completed)
+            settle_in_table(SW_KEY(r), (uint16_t)(flags & ~SW_REQ_IN_TABLE), (flags & SW_REQ_PERSISTENT) != 0);
+        return;
     }
     if (completed && !(flags & SW_REQ_PERSISTENT))
         return;

@@ -32,6 +32,7 @@ static inline int sw_request_shared(uintptr_t key)
 #define SW_REQ_PERSISTENT 0x2u /* survives completion; MPI_Start re-arms it */
 #define SW_REQ_SEND       0x4u /* persistent send: each start is a message to peer */
 #define SW_REQ_ACTIVE     0x8u
+#define SW_REQ_IN_TABLE   0x10u /* claimed without leaving the table (one thread only) */
 
 /* What the trace (trace.c) keeps of the operation a request stands for. */
 typedef struct {
@@ -53,6 +54,7 @@ typedef struct {
     sw_req_trace trace;
 } sw_pending; /* a request's entry while its Wait/Test call runs */
 void sw_req_claim(MPI_Request r, sw_pending *p);
+void sw_req_take(MPI_Request r, sw_pending *p); /* always out of the table (MPI_Request_free) */
 void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
 
 /* Wait/Test families complete several requests at once.  The call overwrites

@@ -2,14 +2,137 @@
  * and the log section: the merge over threads and each address as (object,
  * offset).  The per-call path is sites.h. */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <unwind.h>
 
 #include "module.h"
 #include "sites.h"
 
 int sw_sites_on = 1;
+uintptr_t sw_fortran_lo, sw_fortran_span;
+
+/* The MPI libraries' Fortran bindings: Open MPI's mpif.h library (which
+ * `use mpi` calls too) and its `use mpi_f08` library, MPICH's one library.
+ * Their calls into C return into them, so depth 1 would name the binding,
+ * not the user's line; sw_site_user looks past them. */
+static const char *const fortran_libraries[] = {"libmpi_mpifh", "libmpi_usempif08", "libmpi_usempi_ignore_tkr",
+                                                "libmpichfort"};
+#define SW_MAX_FORTRAN_RANGES 16
+static struct {
+    uintptr_t lo, hi;
+    int binding; /* 0: this library, whose Fortran entry points (genwrap.py) may sit between */
+} fortran_ranges[SW_MAX_FORTRAN_RANGES];
+static int nfortran_ranges;
+
+static int in_binding(uintptr_t a)
+{
+    for (int i = 0; i < nfortran_ranges; i++)
+        if (fortran_ranges[i].binding && a >= fortran_ranges[i].lo && a < fortran_ranges[i].hi)
+            return 1;
+    return 0;
+}
+
+/* Code the walk looks past: the bindings and this library. */
+static int in_fortran(uintptr_t a)
+{
+    for (int i = 0; i < nfortran_ranges; i++)
+        if (a >= fortran_ranges[i].lo && a < fortran_ranges[i].hi)
+            return 1;
+    return 0;
+}
+
+static int add_fortran_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    int binding = 0, self = 0;
+    for (size_t i = 0; i < sizeof fortran_libraries / sizeof *fortran_libraries; i++)
+        binding |= info->dlpi_name && strstr(info->dlpi_name, fortran_libraries[i]) != NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, me = (uintptr_t)data;
+        self |= ph->p_type == PT_LOAD && me >= lo && me < lo + ph->p_memsz;
+    }
+    for (int i = 0; (binding || self) && i < info->dlpi_phnum && nfortran_ranges < SW_MAX_FORTRAN_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+            fortran_ranges[nfortran_ranges].lo = lo;
+            fortran_ranges[nfortran_ranges].hi = lo + ph->p_memsz;
+            fortran_ranges[nfortran_ranges++].binding = binding;
+        }
+    }
+    return 0;
+}
+
+/* At MPI_Init: where the bindings' code lies (one span for the per-call test). */
+static void find_fortran_bindings(void)
+{
+    nfortran_ranges = 0;
+    dl_iterate_phdr(add_fortran_object, (void *)(uintptr_t)&find_fortran_bindings);
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < nfortran_ranges; i++) {
+        if (!fortran_ranges[i].binding)
+            continue;
+        lo = fortran_ranges[i].lo < lo ? fortran_ranges[i].lo : lo;
+        hi = fortran_ranges[i].hi > hi ? fortran_ranges[i].hi : hi;
+    }
+    sw_fortran_lo = hi ? lo : 0;
+    sw_fortran_span = hi ? hi - lo : 0;
+}
+
+/* The walk up the stack: from the frame that ra returns into (the binding),
+ * past every binding frame, to the first frame outside them (the user's).
+ * libgcc's context of a frame holds, as its CFA, the stack address just
+ * above the return address into that frame: the user's return address is
+ * the word below it (x86-64). */
+typedef struct {
+    uintptr_t ra, slot;
+    int in_binding;
+} fortran_walk;
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *data)
+{
+    fortran_walk *w = data;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
+    if (!w->in_binding) {
+        w->in_binding = ip == w->ra;
+        return _URC_NO_REASON;
+    }
+    if (in_fortran(ip))
+        return _URC_NO_REASON;
+    uintptr_t slot = (uintptr_t)_Unwind_GetCFA(ctx) - sizeof(uintptr_t);
+    w->slot = *(uintptr_t *)slot == ip ? slot : 0;
+    return _URC_END_OF_STACK;
+}
+
+/* A binding's frames are of fixed size for a given return address (no
+ * alloca in them), so the user's return address lies at a fixed offset
+ * from this function's frame: learnt with one unwind per address, then one
+ * read per call, checked to point outside the bindings (else relearnt).
+ * Noinline: the offset is from this frame, one call below the wrapper. */
+__attribute__((noinline)) uintptr_t sw_site_user(sw_thread *thread, uintptr_t ra)
+{
+    char *frame = __builtin_frame_address(0);
+    if (!in_binding(ra)) /* within the span, in another object */
+        return ra;
+    unsigned i = sw_site_hash(ra) & (SW_FORTRAN_SITES - 1);
+    if (thread->fortran_ra[i] == ra) {
+        uintptr_t user = *(uintptr_t *)(frame + thread->fortran_off[i]);
+        if (user && !in_fortran(user))
+            return user;
+    }
+    fortran_walk w = {.ra = ra};
+    _Unwind_Backtrace(walk_frame, &w);
+    if (!w.slot)
+        return ra; /* no frame outside the bindings: keep the binding's address */
+    thread->fortran_ra[i] = ra;
+    thread->fortran_off[i] = (intptr_t)(w.slot - (uintptr_t)frame);
+    return *(uintptr_t *)w.slot;
+}
 
 /* Calls from new addresses once a thread holds max_sites sites are kept under
  * this address, one entry per function ("other call sites" in reports). */
@@ -140,7 +263,12 @@ static void pack_sites(sw_buf *b, unsigned log_flags)
     free(sites);
 }
 
-static void init_sites(void) { sw_sites_on = sw_job.cfg.sites; }
+static void init_sites(void)
+{
+    sw_sites_on = sw_job.cfg.sites;
+    if (sw_sites_on)
+        find_fortran_bindings();
+}
 
 SW_MODULE(sites_module) = {
     .name = "sites",

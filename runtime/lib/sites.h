@@ -16,8 +16,15 @@ typedef struct {
 } sw_site;
 
 extern int sw_sites_on; /* SCALEWISE_SITES, on unless 0 */
+/* The span of the MPI libraries' Fortran bindings' code (0 when none is
+ * loaded): a call returning there came from Fortran through the binding. */
+extern uintptr_t sw_fortran_lo, sw_fortran_span;
 
 void sw_site_slow(sw_thread *thread, int fn, uintptr_t ra, uint64_t dt);
+/* The user's call behind a Fortran binding's call, ra inside the binding:
+ * must be called from the wrapper itself (it reads the wrapper's caller's
+ * caller's frame at an offset learnt once per ra, see sites.c). */
+uintptr_t sw_site_user(sw_thread *thread, uintptr_t ra);
 
 SW_HOT unsigned sw_site_hash(uintptr_t ra) { return (unsigned)((ra >> 2) ^ (ra >> 12)); }
 

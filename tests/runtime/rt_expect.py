@@ -50,6 +50,11 @@ class Expected:
         self.p2p_bytes[(src, dst)] += nbytes
 
 
+def moved(nranks: int):
+    """The bytes a collective on a communicator of nranks credits: none on one rank."""
+    return lambda nbytes: 0 if nranks == 1 else nbytes
+
+
 # -- reading a Profile into the same shape ----------------------------------
 
 def recorded_functions(profile) -> dict[int, dict[str, Fn]]:
@@ -167,29 +172,31 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
             e.call(r, "MPI_Wait", sp, sp, calls=2)
         e.call(r, "MPI_Request_free", calls=2)
 
-        # collectives
+        # collectives (on one rank they move nothing)
         block = count * DOUBLE
-        e.call(r, "MPI_Bcast", block)
-        e.call(r, "MPI_Reduce", block)
+        w = moved(P)
+        e.call(r, "MPI_Bcast", w(block))
+        e.call(r, "MPI_Reduce", w(block))
         for _ in range(reps):
-            e.call(r, "MPI_Allreduce", block, block, calls=2)
-        e.call(r, "MPI_Gather", count * INT, count * INT, calls=2)  # in place at the root: its own block
-        e.call(r, "MPI_Gatherv", (r + 1) * INT)
-        e.call(r, "MPI_Scatter", count * INT * (P if r == 0 else 1))
-        e.call(r, "MPI_Scatterv", INT * (sum(range(1, P + 1)) if r == 0 else r + 1))
-        e.call(r, "MPI_Allgather", count * INT, count * INT, calls=2)
-        e.call(r, "MPI_Allgatherv", (r + 1) * INT, (r + 1) * INT, calls=2)
-        e.call(r, "MPI_Alltoall", count * INT * P)
-        e.call(r, "MPI_Alltoallv", INT * sum(range(1, P + 1)))
-        e.call(r, "MPI_Reduce_scatter_block", block * P)
-        e.call(r, "MPI_Reduce_scatter", DOUBLE * sum(range(1, P + 1)))
-        e.call(r, "MPI_Scan", block)
+            e.call(r, "MPI_Allreduce", w(block), w(block), calls=2)
+        # in place at the root: its own block stays, it sends nothing
+        e.call(r, "MPI_Gather", w(count * INT), 0 if r == 0 else w(count * INT), calls=2)
+        e.call(r, "MPI_Gatherv", w((r + 1) * INT))
+        e.call(r, "MPI_Scatter", w(count * INT * (P if r == 0 else 1)))
+        e.call(r, "MPI_Scatterv", w(INT * (sum(range(1, P + 1)) if r == 0 else r + 1)))
+        e.call(r, "MPI_Allgather", w(count * INT), w(count * INT), calls=2)
+        e.call(r, "MPI_Allgatherv", w((r + 1) * INT), w((r + 1) * INT), calls=2)
+        e.call(r, "MPI_Alltoall", w(count * INT * P))
+        e.call(r, "MPI_Alltoallv", w(INT * sum(range(1, P + 1))))
+        e.call(r, "MPI_Reduce_scatter_block", w(block * P))
+        e.call(r, "MPI_Reduce_scatter", w(DOUBLE * sum(range(1, P + 1))))
+        e.call(r, "MPI_Scan", w(block))
         e.call(r, "MPI_Barrier", 0)
-        e.call(r, "MPI_Iallreduce", block)
-        e.call(r, "MPI_Wait", block)
+        e.call(r, "MPI_Iallreduce", w(block))
+        e.call(r, "MPI_Wait", w(block))
         e.call(r, "MPI_Cart_create")
-        e.call(r, "MPI_Neighbor_alltoall", count * INT * 2)  # 1-D Cartesian: 2 neighbours
-        e.call(r, "MPI_Neighbor_allgather", count * INT * 2)
+        e.call(r, "MPI_Neighbor_alltoall", w(count * INT * 2))  # 1-D Cartesian: 2 neighbours
+        e.call(r, "MPI_Neighbor_allgather", w(count * INT * 2))
         e.call(r, "MPI_Comm_free")
 
         # one_sided
@@ -214,7 +221,7 @@ def groundtruth_c(nranks: int, reps: int, count: int, sizes: list[int],
         e.call(r, "MPI_Irecv", maxs)
         e.send(r, "MPI_Isend", members[(q + 1) % len(members)], maxs)
         e.call(r, "MPI_Waitall", maxs, maxs)
-        e.call(r, "MPI_Allreduce", DOUBLE)
+        e.call(r, "MPI_Allreduce", moved(len(members))(DOUBLE))
         e.call(r, "MPI_Comm_free")
 
         # proc_null: 0-byte messages, nothing in the matrix
@@ -249,10 +256,12 @@ def groundtruth_fortran(nranks: int, reps: int, count: int, sizes: list[int]) ->
         for s in sizes:
             e.call(r, "MPI_Sendrecv", s, s)
             e.message(r, right, s)
-        e.call(r, "MPI_Allreduce", *[count * DOUBLE] * (2 * reps), calls=2 * reps)
-        e.call(r, "MPI_Bcast", count * DOUBLE)
-        e.call(r, "MPI_Bcast", count * DOUBLE)  # again, through MPI_BOTTOM
-        e.call(r, "MPI_Type_free")
+        w = moved(P)
+        e.call(r, "MPI_Allreduce", *[w(count * DOUBLE)] * (2 * reps), calls=2 * reps)
+        e.call(r, "MPI_Bcast", w(count * DOUBLE))
+        e.call(r, "MPI_Bcast", w(count * DOUBLE))  # again, through MPI_BOTTOM
+        for fn in ("MPI_Get_address", "MPI_Type_create_hindexed", "MPI_Type_commit", "MPI_Type_free"):
+            e.call(r, fn)  # the absolute-address type of the MPI_BOTTOM Bcast (local calls)
         e.call(r, "MPI_Barrier", 0)
         members = list(range(r % 2, P, 2))
         q = members.index(r)

@@ -65,3 +65,13 @@ def test_malformed_entry_is_rejected(tmp_path, case):
     assert entry in message and field in message
     assert "MPI_Barrier" not in message
     assert not (tmp_path / "out").exists()  # nothing half-generated
+
+
+def test_coverage_list_is_the_spec(tmp_path):
+    """docs/coverage.md is what runtime/gen/gencoverage.py makes of the spec."""
+    out = tmp_path / "coverage.md"
+    res = subprocess.run([sys.executable, str(REPO / "runtime" / "gen" / "gencoverage.py"), str(SPEC), str(out)],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert out.read_text() == (REPO / "docs" / "coverage.md").read_text(), \
+        "docs/coverage.md is stale: run runtime/gen/gencoverage.py runtime/spec/mpi.toml docs/coverage.md"

@@ -11,7 +11,7 @@ from scalewise.formatting import human_bytes
 
 CLASS_COLOURS = {
     "p2p": "#3b75af", "collective": "#c8413b", "wait": "#e6952e", "test": "#f2c45a", "rma": "#7b5ea7",
-    "io": "#5a9e6f", "comm": "#8c8c8c", "init": "#b0b0b0", "other": "#d0d0d0",
+    "io": "#5a9e6f", "comm": "#8c8c8c", "local": "#a6bddb", "init": "#b0b0b0", "other": "#d0d0d0",
 }
 BYTES = FuncFormatter(lambda v, _pos: human_bytes(v))
 PERCENT = FuncFormatter(lambda v, _pos: f"{v:.0f}%")
