@@ -83,8 +83,6 @@ class App:
     setup: list[list[str]]
     env: dict[str, str]
     excluded: dict[str, str]  # function -> why its counts are not deterministic
-    expected_once_wrapped: dict[str, list[str]]  # flavour -> mpiP-recorded functions scalewise does not wrap yet
-    known_differences: dict[str, dict[str, str]]  # flavour -> "MPI_x calls|bytes" -> why scalewise differs today
     timeout: int = 600
     received_bytes: dict[str, list[str]] = field(default_factory=dict)
 
@@ -111,8 +109,6 @@ def load_app(name: str) -> App:
         broken={f: v["broken"] for f, v in flavours.items() if "broken" in v},
         copies=data.get("copy", []), setup=data.get("setup", []), env=data.get("env", {}),
         excluded=data.get("excluded", {}),
-        expected_once_wrapped={f: v.get("expected_once_wrapped", []) for f, v in flavours.items()},
-        known_differences={f: v.get("known_differences", {}) for f, v in flavours.items()},
         timeout=data.get("timeout", 600), received_bytes=data.get("received_bytes", {}))
 
 
@@ -220,20 +216,12 @@ class Outcome:
     missing: list[str]  # golden functions scalewise did not report
     checked: int
 
-    def problems(self, app: App, flavour: str) -> list[str]:
-        """What differs from the manifest's expectations: empty when the case passes.
-
-        A mismatch the manifest lists as known, or a missing function it expects
-        once wrapped, is expected; one it lists that no longer happens is a
-        problem too, so the lists shrink as scalewise catches up."""
-        known = app.known_differences.get(flavour, {})
-        out = [f"{key}: {text}" for key, text in sorted(self.mismatches.items()) if key not in known]
-        out += [f"{key} is listed as a known difference but now matches: remove it from the manifest"
-                for key in sorted(set(known) - set(self.mismatches))]
-        wanted = sorted(app.expected_once_wrapped.get(flavour, []))
-        if sorted(self.missing) != wanted:
-            out.append(f"recorded by mpiP, not reported by scalewise: {sorted(self.missing)}; "
-                       f"the manifest's expected_once_wrapped: {wanted}")
+    def problems(self) -> list[str]:
+        """Every difference from the goldens: empty when the case passes.  A function mpiP
+        records and scalewise does not is one too."""
+        out = [f"{key}: {text}" for key, text in sorted(self.mismatches.items())]
+        if self.missing:
+            out.append(f"recorded by mpiP, not reported by scalewise: {sorted(self.missing)}")
         return out
 
 
@@ -274,7 +262,7 @@ def main(argv: list[str]) -> int:
     bad = 0
     for name, flavour in cases:
         app = load_app(name)
-        problems = validate(app, flavour, work_dir(name, flavour)).problems(app, flavour)
+        problems = validate(app, flavour, work_dir(name, flavour)).problems()
         bad += bool(problems)
         print(f"{name} {flavour}: {'FAILED' if problems else 'ok'}" + "".join(f"\n  {p}" for p in problems))
     return 1 if bad else 0
