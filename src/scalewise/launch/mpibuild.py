@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from scalewise.errors import ScalewiseError
@@ -89,6 +90,26 @@ def _newest_source(part: str) -> float:
 def _up_to_date(out: Path, part: str) -> bool:
     made = [out / name for name in RUNTIME_OUTPUTS] if part == "runtime" else [out / "proxies" / ".built"]
     return all(p.is_file() for p in made) and min(p.stat().st_mtime for p in made) >= _newest_source(part)
+
+
+FORTRAN_BINDINGS = {
+    "mpif.h": "program p\n  implicit none\n  include 'mpif.h'\n  integer :: e\n  call MPI_Init(e)\nend program p\n",
+    "use mpi": "program p\n  use mpi\n  implicit none\n  integer :: e\n  call MPI_Init(e)\nend program p\n",
+    "use mpi_f08": "program p\n  use mpi_f08\n  implicit none\n  call MPI_Init()\nend program p\n",
+}
+
+
+def fortran_bindings(mpifort: str, env: dict[str, str] | None = None) -> dict[str, bool]:
+    """Which Fortran bindings compile with ``mpifort`` (an MPI's module files may be another
+    compiler's: Intel MPI's wheel ships ifx's mpi.mod, which gfortran cannot read)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in FORTRAN_BINDINGS.items():
+            (Path(tmp) / "p.f90").write_text(text)
+            done = subprocess.run([mpifort, "-c", "p.f90", "-o", "p.o"], cwd=tmp, capture_output=True, timeout=120,
+                                  env=env)
+            out[name] = done.returncode == 0
+    return out
 
 
 def ensure_built(flavour: str, part: str = "runtime", library: str | None = None) -> Path:
