@@ -69,7 +69,8 @@ def find_wrapper(flavour: str, library: str | None = None) -> str:
 
 
 def fortran_wrapper(mpicc: str) -> str:
-    """The Fortran wrapper beside ``mpicc`` (mpifort, mpif90), or "" when this MPI ships none."""
+    """The Fortran wrapper beside ``mpicc`` (mpifort, mpif90), or "" when this MPI ships none
+    (the Open MPI 5 and MPICH 5 wheels on PyPI)."""
     bindir = Path(shutil.which(mpicc) or mpicc).parent
     for name in ("mpifort", "mpif90"):
         if (bindir / name).is_file() and os.access(bindir / name, os.X_OK):
@@ -112,7 +113,8 @@ def fortran_bindings(mpifort: str, env: dict[str, str] | None = None) -> dict[st
     return out
 
 
-def ensure_built(flavour: str, part: str = "runtime", library: str | None = None) -> Path:
+def ensure_built(flavour: str, part: str = "runtime", library: str | None = None, mpicc: str | None = None,
+                 env: dict[str, str] | None = None) -> Path:
     """The directory of ``flavour``'s builds, building ``part`` (runtime or proxies) if missing or
     older than its sources (a checkout that was pulled: make rebuilds only what changed)."""
     out = builds_root() / flavour
@@ -122,7 +124,7 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
     if source is None:
         raise ScalewiseError(f"the runtime for {flavour} is not built and this installation has no sources to "
                              "build it from (install scalewise from a checkout with pip install -e .)")
-    mpicc = find_wrapper(flavour, library)
+    mpicc = mpicc or find_wrapper(flavour, library)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time; the others find it done
@@ -133,7 +135,7 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
         if part == "runtime":
             argv += [str(out / name) for name in RUNTIME_OUTPUTS]
         print(f"scalewise: building the {part} for {flavour} with {mpicc} into {out}", file=sys.stderr)
-        done = subprocess.run(argv, capture_output=True, text=True)
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             (out / f"{part}-build.log").write_text(done.stdout + done.stderr)
             raise ScalewiseError(missing_pieces(mpicc) or f"building the {part} for {flavour} failed "

@@ -110,10 +110,11 @@ def _remembered(kind: str, path: str, compute) -> str:
     return known[key]
 
 
-def library_version(library: str) -> str:
+def library_version(library: str, env: dict[str, str] | None = None) -> str:
     """The library's ``MPI_Get_library_version`` string."""
     def ask() -> str:
-        done = subprocess.run([sys.executable, "-c", _ASK, library], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([sys.executable, "-c", _ASK, library], capture_output=True, text=True, timeout=60,
+                              env=env)
         if done.returncode != 0:
             raise ScalewiseError(f"{library}: cannot ask this MPI library its version "
                                  f"({(done.stderr.strip().splitlines() or ['no answer'])[-1]})")
@@ -121,8 +122,8 @@ def library_version(library: str) -> str:
     return _remembered("version", library, ask)
 
 
-def identify_library(library: str, abi: bool | None = None) -> Mpi:
-    text = library_version(library)
+def identify_library(library: str, abi: bool | None = None, env: dict[str, str] | None = None) -> Mpi:
+    text = library_version(library, env)
     identity = identity_from_version(text)
     if identity is None:
         raise ScalewiseError(f"{library}: an MPI library scalewise does not know ({text.splitlines()[0] if text else '?'})")
@@ -166,11 +167,13 @@ _PROGRAM = "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); retu
 _OTHER_MPI_VARIABLES = ("OPAL_PREFIX", "LD_LIBRARY_PATH", "I_MPI_ROOT")
 
 
-def wrapper_mpi(mpicc: str, own_files: bool = False) -> Mpi:
+def wrapper_mpi(mpicc: str, own_files: bool = False, env: dict[str, str] | None = None) -> Mpi:
     """The MPI a compiler wrapper builds for: compile one line with it, ask what it links.
-    ``own_files``: without the variables a loaded module sets (a system MPI's wrapper)."""
-    env = {k: v for k, v in os.environ.items() if not (own_files and k in _OTHER_MPI_VARIABLES)}
-    exe = shutil.which(mpicc)
+    ``own_files``: without the variables a loaded module sets (a system MPI's wrapper);
+    ``env``: the environment to compile in (default: this process's)."""
+    env = {k: v for k, v in (os.environ if env is None else env).items()
+           if not (own_files and k in _OTHER_MPI_VARIABLES)}
+    exe = shutil.which(mpicc, path=env.get("PATH"))
     if exe is None:
         raise ScalewiseError(f"{mpicc}: compiler wrapper not found")
 
@@ -187,7 +190,7 @@ def wrapper_mpi(mpicc: str, own_files: bool = False) -> Mpi:
                 raise ScalewiseError(f"{exe}: the program it builds links no MPI library")
             return os.path.realpath(library)
     library = _remembered("wrapper-own" if own_files else "wrapper", exe, compile_and_look)
-    return identify_library(library, abi=Path(library).name.startswith("libmpi_abi."))
+    return identify_library(library, abi=Path(library).name.startswith("libmpi_abi."), env=env)
 
 
 def wrapper_compiler(mpicc: str) -> str | None:
@@ -264,3 +267,68 @@ def launcher_mpi(launcher: str) -> Mpi | None:
                 if _LIBRARY.match(library.name):
                     return identify_library(str(library), abi=False)
     return None
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A study's own name for an MPI: its installation prefix and the variables its module sets."""
+
+    name: str
+    prefix: str
+    variables: tuple[tuple[str, str], ...] = ()
+
+    def environment(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """``base`` as after ``module load``: the prefix's bin/ and lib/ first, then the variables."""
+        env = dict(os.environ if base is None else base)
+        env["PATH"] = f"{self.prefix}/bin:{env.get('PATH', '')}"
+        env["LD_LIBRARY_PATH"] = f"{self.prefix}/lib" + (f":{env['LD_LIBRARY_PATH']}" if env.get("LD_LIBRARY_PATH")
+                                                          else "")
+        env.update((k, v.replace("{prefix}", self.prefix)) for k, v in self.variables)
+        return env
+
+    @property
+    def mpicc(self) -> str:
+        return f"{self.prefix}/bin/mpicc"
+
+    @property
+    def mpi(self) -> Mpi:
+        """Who the MPI under the prefix says it is."""
+        if not Path(self.mpicc).is_file():
+            raise ScalewiseError(f"MPI '{self.name}': no compiler wrapper {self.mpicc} (is prefix {self.prefix} an MPI?)")
+        return wrapper_mpi(self.mpicc, env=self.environment())
+
+
+_BINDINGS: dict[str, Binding] = {}
+
+
+def bind(name: str, prefix: str, variables: dict[str, str]) -> Binding:
+    """Make ``name`` stand for the MPI under ``prefix`` in this process (a study's ``mpis:``)."""
+    _BINDINGS[name] = Binding(name, os.path.expanduser(prefix), tuple(sorted(variables.items())))
+    return _BINDINGS[name]
+
+
+def binding(name: str) -> Binding | None:
+    return _BINDINGS.get(name)
+
+
+def family_of(name: str) -> str:
+    """The family of a name a study or a command line uses: a binding's by what its MPI says."""
+    bound = binding(name)
+    return family(bound.mpi.identity) if bound else family(name)
+
+
+def environment_of(name: str, base: dict[str, str]) -> dict[str, str]:
+    """``base`` with a bound MPI's module environment; unchanged for any other name."""
+    bound = binding(name)
+    return bound.environment(base) if bound else dict(base)
+
+
+def launcher_command(name: str, family_launcher: str) -> str:
+    """The launcher of the MPI ``name`` stands for: Debian's by its own name, a bound MPI's
+    from its prefix, an identity's from PATH (the MPI in use)."""
+    if name == "openmpi":
+        return "mpirun.openmpi"
+    if name == "mpich":
+        return "mpiexec.mpich"
+    bound = binding(name)
+    return f"{bound.prefix}/bin/{family_launcher}" if bound else family_launcher

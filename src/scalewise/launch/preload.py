@@ -40,10 +40,15 @@ _SEEN_LIBRARY: dict[str, str] = {}
 def built_library(flavour: str, name: str, what: str) -> Path:
     """A library built per MPI: Debian's by ``make runtime`` (a clear error when it is
     missing), any other MPI's on first use."""
+    bound = mpis.binding(flavour)
+    if bound is not None and bound.mpi.flavour in FLAVOURS:
+        flavour = bound.mpi.flavour
     if flavour not in FLAVOURS:
         from scalewise.launch.mpibuild import ensure_built  # builds only when asked
-        mpis.check_name(flavour)
         part = "proxies" if name.startswith("proxies/") else "runtime"
+        if bound is not None:
+            return ensure_built(bound.mpi.build, part, mpicc=bound.mpicc, env=bound.environment()) / name
+        mpis.check_name(flavour)
         return ensure_built(flavour, part, _SEEN_LIBRARY.get(flavour)) / name
     lib = build_dir() / flavour / name
     if not lib.is_file():
