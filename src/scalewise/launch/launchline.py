@@ -31,7 +31,8 @@ _HYDRA = {o: 1 for o in (
     "-n", "-np", "-f", "-hostfile", "-machinefile", "-hosts", "-host", "-ppn", "-wdir", "-genvlist",
     "-envlist", "-launcher", "-launcher-exec", "-bootstrap", "-bootstrap-exec", "-iface", "-rmk", "-demux",
     "-outfile-pattern", "-errfile-pattern", "-bind-to", "-binding", "-map-by", "-membind", "-gpus-per-proc",
-    "-localhost", "-nameserver", "-usize", "-tmpdir")} | {"-genv": 2, "-env": 2}
+    "-localhost", "-nameserver", "-usize", "-tmpdir",
+    "-perhost", "-configfile", "-machine", "-genvexcl", "-env-list")} | {"-genv": 2, "-env": 2}  # the last: Intel MPI
 _SRUN = {o: 1 for o in (
     "-n", "-N", "-c", "-p", "-t", "-w", "-x", "-o", "-e", "-i", "-J", "-A", "-D", "-m", "-q", "-d", "-C",
     "-G", "-T", "-W", "-L", "-M", "-r", "-S", "--ntasks", "--nodes", "--cpus-per-task", "--partition", "--time",
