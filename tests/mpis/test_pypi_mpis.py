@@ -101,3 +101,21 @@ def test_intel_mpi_launch_options(mpi_env, tmp_path):
     profile = scalewise.load(json.loads(done.stdout)["log"])
     assert sorted(profile.ranks["rank"]) == [0, 1]
     assert "Intel(R) MPI Library 2021.19" in profile.meta["mpi_library"]
+
+
+def test_a_missing_compiler_is_named_in_one_line(mpi_env, tmp_path):
+    """The wrapper's C compiler is missing (MPICH_CC names one that is not installed): the first run,
+    which must build the runtime, says so in one line and starts nothing."""
+    env = mpi_env("mpich5")
+    exe = tmp_path / "ring"
+    subprocess.run(["mpicc", "-O1", str(PROGRAMS / "ring.c"), "-o", str(exe)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    env.update(SCALEWISE_MPI_BUILDS=str(tmp_path / "builds"), MPICH_CC="no-such-cc")
+    done = subprocess.run([str(SCALEWISE), "run", "-o", str(tmp_path / "out"), "--", "mpiexec", "-n", "2", str(exe),
+                           "20", "64"], env=env, capture_output=True, text=True, timeout=300)
+    mpicc = shutil.which("mpicc", path=env["PATH"])
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"scalewise: error: {mpicc} cannot build scalewise's runtime: missing the C compiler 'no-such-cc' it calls "
+        "(load a compiler module or install gcc)")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.swlog"))
