@@ -103,10 +103,13 @@ def _remembered(kind: str, path: str, compute) -> str:
         known = {}
     if key not in known:
         known[key] = compute()
-        store.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=store.parent, delete=False) as f:
-            json.dump(known, f, indent=1)
-        os.replace(f.name, store)
+        try:
+            store.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=store.parent, delete=False) as f:
+                json.dump(known, f, indent=1)
+            os.replace(f.name, store)
+        except OSError:
+            pass  # an unwritable cache only means asking again next time
     return known[key]
 
 
