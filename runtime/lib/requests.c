@@ -33,6 +33,7 @@ static void learn_shared_handles(void)
     __typeof__(&PMPI_Isend) isend = (__typeof__(&PMPI_Isend))sw_resolve("PMPI_Isend");
     __typeof__(&PMPI_Waitall) waitall = (__typeof__(&PMPI_Waitall))sw_resolve("PMPI_Waitall");
     MPI_Request r[4];
+    MPI_Status st[4]; /* not MPI_STATUSES_IGNORE: MPICH 4.0's is a pointer gcc sees as overflowing */
     char byte = 0;
     irecv(&byte, 1, MPI_BYTE, MPI_PROC_NULL, 0, sw_job.comm, &r[0]);
     irecv(&byte, 1, MPI_BYTE, MPI_PROC_NULL, 0, sw_job.comm, &r[1]);
@@ -42,7 +43,7 @@ static void learn_shared_handles(void)
     for (int i = 0; i < 4; i += 2)
         if (SW_KEY(r[i]) == SW_KEY(r[i + 1]) && !sw_request_shared(SW_KEY(r[i])) && n < SW_REQ_MAX_LEARNED)
             sw_req_learned[n++] = SW_KEY(r[i]);
-    waitall(4, r, MPI_STATUSES_IGNORE);
+    waitall(4, r, st);
 }
 
 SW_MODULE(requests_module) = {.name = "requests", .init = learn_shared_handles};
