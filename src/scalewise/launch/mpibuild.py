@@ -135,6 +135,9 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
         if part == "runtime":
             argv += [str(out / name) for name in RUNTIME_OUTPUTS]
         print(f"scalewise: building the {part} for {flavour} with {mpicc} into {out}", file=sys.stderr)
+        if part == "proxies" and not fortran_wrapper(mpicc):
+            print(f"scalewise: {flavour} has no Fortran wrapper beside {mpicc} (no mpifort, no mpif90): "
+                  "its Fortran proxy apps are not built", file=sys.stderr)
         done = subprocess.run(argv, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             (out / f"{part}-build.log").write_text(done.stdout + done.stderr)
