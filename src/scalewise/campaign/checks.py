@@ -10,12 +10,12 @@ import math
 import re
 import string
 
-from scalewise.launch.mpis import name_problem
 from scalewise.campaign.mpi_settings import BUILTIN_PARAMS, BUILTIN_TRANSPORTS
 from scalewise.campaign.rules import MAX_TEXT, check_name
 from scalewise.campaign.source import Source
 from scalewise.campaign.studyfile import StudyFile
 from scalewise.formatting import plural
+from scalewise.launch.mpis import name_problem
 
 STANDARD_AXES = ("nodes", "ranks", "ranks_per_node", "threads", "mpi", "transport", "params", "interconnect")
 # Axes every run has even when the file does not sweep them.

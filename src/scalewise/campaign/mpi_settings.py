@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from scalewise.launch.mpis import family_of
 from scalewise.campaign.rules import string_mapping
+from scalewise.launch.mpis import family_of
 
 MPI_LIBRARIES = ("openmpi", "mpich")
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from scalewise.launch.mpis import bind
 from scalewise.campaign.checks import check_study
 from scalewise.campaign.source import Source, StudyError, load_source
 from scalewise.campaign.studyfile import StudyFile
+from scalewise.launch.mpis import bind
 
 
 class LoadedStudy:

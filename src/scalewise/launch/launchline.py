@@ -51,7 +51,8 @@ class LaunchLine:
     """A launch line taken apart."""
 
     argv: list[str]
-    kind: str | None  # "openmpi" (Open MPI's mpirun/prterun), "mpich" (Hydra's mpiexec), "srun", or None for a singleton
+    # "openmpi" (Open MPI's mpirun/prterun), "mpich" (Hydra's mpiexec), "srun", or None for a singleton
+    kind: str | None
     app: str | None  # the application's executable, resolved
     app_index: int | None
     ranks: int | None  # asked for on the line; None when the launcher decides (hostfile, -H, allocation)

@@ -129,7 +129,8 @@ def identify_library(library: str, abi: bool | None = None, env: dict[str, str] 
     text = library_version(library, env)
     identity = identity_from_version(text)
     if identity is None:
-        raise ScalewiseError(f"{library}: an MPI library scalewise does not know ({text.splitlines()[0] if text else '?'})")
+        first = text.splitlines()[0] if text else "?"
+        raise ScalewiseError(f"{library}: an MPI library scalewise does not know ({first})")
     if abi is None:
         abi = Path(library).name.startswith("libmpi_abi.")
     return Mpi(identity, os.path.realpath(library), abi)
@@ -297,7 +298,8 @@ class Binding:
     def mpi(self) -> Mpi:
         """Who the MPI under the prefix says it is."""
         if not Path(self.mpicc).is_file():
-            raise ScalewiseError(f"MPI '{self.name}': no compiler wrapper {self.mpicc} (is prefix {self.prefix} an MPI?)")
+            raise ScalewiseError(f"MPI '{self.name}': no compiler wrapper {self.mpicc} "
+                                 f"(is prefix {self.prefix} an MPI?)")
         return wrapper_mpi(self.mpicc, env=self.environment())
 
 
