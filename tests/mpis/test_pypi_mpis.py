@@ -120,3 +120,18 @@ def test_a_missing_compiler_is_named_in_one_line(mpi_env, tmp_path):
         f"scalewise: error: {mpicc} cannot build scalewise's runtime: missing the C compiler 'no-such-cc' it calls "
         "(load a compiler module or install gcc)")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.swlog"))
+
+
+def test_mpicc_of_another_mpi_is_refused_in_one_line(mpi_env, tmp_path):
+    """--mpicc names the wrapper to build with; one that builds for another MPI is an error naming both."""
+    env = mpi_env("mpich5")
+    exe = tmp_path / "ring"
+    subprocess.run(["mpicc", "-O1", str(PROGRAMS / "ring.c"), "-o", str(exe)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    env["SCALEWISE_MPI_BUILDS"] = str(tmp_path / "builds")
+    abi = shutil.which("mpicc_abi", path=env["PATH"])
+    done = subprocess.run([str(SCALEWISE), "run", "--mpicc", abi, "-o", str(tmp_path / "out"), "--", "mpiexec",
+                           "-n", "2", str(exe), "20", "64"], env=env, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stderr.strip()) == (2, (
+        f"scalewise: error: MPI mismatch: --mpicc {abi} builds for mpi-abi-1 but the application needs the build "
+        "for mpich-5.0.2"))

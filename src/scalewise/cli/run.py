@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -30,6 +31,9 @@ def _mpi_name(value: str | None) -> str | None:
 @click.option("--mpi", "flavour", default=None, callback=lambda _c, _p, v: _mpi_name(v),
               help="The application's MPI: openmpi or mpich (Debian's), or an identity such as "
                    "openmpi-5.0.11 (default: read from the executable).")
+@click.option("--mpicc", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The compiler wrapper to build the profiler with on first use (default: the one that builds for "
+                   "the application's MPI: $MPICC, mpicc on PATH, beside the library).")
 @click.option("--quiet", is_flag=True, help="Print only the log path, no summary.")
 @json_option("the profile (as `summary LOG --json`, with the log's path as `log`) instead of the summary")
 @click.option("--cluster", "on_cluster", is_flag=True,
@@ -37,8 +41,8 @@ def _mpi_name(value: str | None) -> str | None:
 @click.option("--trace", is_flag=True,
               help="Also record every rank's MPI operations (.swtrace, for scalewise whatif).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluster: bool, trace: bool,
-        command: tuple[str, ...]) -> None:
+def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_json: bool, on_cluster: bool,
+        trace: bool, command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
     \b
@@ -50,6 +54,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     profiler wrote no readable log; 130/143 stopped by SIGINT/SIGTERM.
     """
     argv, env = list(command), None
+    if mpicc:
+        os.environ["SCALEWISE_MPICC"] = os.path.abspath(mpicc)  # read where the profiler is built (mpibuild)
     if on_cluster:
         launch = cluster_launch(require_cluster(), argv, flavour=flavour)
         argv, env = launch.argv, launch.env

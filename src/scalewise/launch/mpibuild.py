@@ -47,17 +47,29 @@ def _candidates(flavour: str, library: str | None) -> list[str]:
     return [w for w in dict.fromkeys(found) if shutil.which(w)]
 
 
+def _builds_for(mpicc: str, flavour: str) -> bool:
+    mpi = wrapper_mpi(mpicc, own_files=Path(mpicc).name in ALIASES.values())
+    if flavour == ABI_FLAVOUR:
+        return mpi.abi
+    return not mpi.abi and flavour in (mpi.identity, mpi.flavour)
+
+
 def find_wrapper(flavour: str, library: str | None = None) -> str:
-    """The compiler wrapper that builds for ``flavour``; a one-line error naming where it looked."""
+    """The compiler wrapper that builds for ``flavour``; a one-line error naming where it looked.
+    ``SCALEWISE_MPICC`` (``scalewise run --mpicc``) is the only one tried, and must build for it."""
+    named = os.environ.get("SCALEWISE_MPICC")
+    if named:
+        if not _builds_for(named, flavour):
+            raise ScalewiseError(f"MPI mismatch: --mpicc {named} builds for {wrapper_mpi(named).build} "
+                                 f"but the application needs the build for {flavour}")
+        return named
     tried = _candidates(flavour, library)
     for mpicc in tried:
         try:
-            mpi = wrapper_mpi(mpicc, own_files=Path(mpicc).name in ALIASES.values())
+            if _builds_for(mpicc, flavour):
+                return mpicc
         except ScalewiseError:
             continue
-        if (flavour == ABI_FLAVOUR and mpi.abi) or (flavour != ABI_FLAVOUR and not mpi.abi and
-                                                     flavour in (mpi.identity, mpi.flavour)):
-            return mpicc
     for mpicc in tried:  # say why a wrapper that could not compile failed
         problem = missing_pieces(mpicc)
         if problem:
