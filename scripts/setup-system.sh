@@ -31,7 +31,7 @@ done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "setup-system: missing Debian packages:$missing (run as root, or install them)" >&2
+    echo "setup-system: missing Debian packages:$missing (run as root, or install them; without root and with an MPI module, see README's quick start without root)" >&2
     exit 1
 fi
 echo "setup-system: installing$missing"

@@ -18,10 +18,21 @@ extern char ompi_request_empty;
 
 /* Some handles stand for several live operations at once (requests.c says
  * which): their entries are kept side by side and a completion takes the oldest. */
+/* The shared handles the library itself returned for operations on
+ * MPI_PROC_NULL at MPI_Init (requests.c): how Intel MPI's and any standard
+ * ABI library's are known, whose handles follow no rule a header tells. */
+#define SW_REQ_MAX_LEARNED 4
+extern uintptr_t sw_req_learned[SW_REQ_MAX_LEARNED];
+
 static inline int sw_request_shared(uintptr_t key)
 {
-#ifdef OPEN_MPI
+    for (unsigned i = 0; i < SW_REQ_MAX_LEARNED && sw_req_learned[i]; i++)
+        if (key == sw_req_learned[i])
+            return 1;
+#if defined(OPEN_MPI)
     return key == (uintptr_t)&ompi_request_empty;
+#elif defined(MPI_ABI_VERSION) || defined(I_MPI_VERSION)
+    return 0;
 #else
     /* MPICH handle kind, bits 31-30: 01 is a builtin (preallocated) request. */
     return (key >> 30 & 3) == 1;

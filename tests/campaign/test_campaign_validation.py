@@ -34,7 +34,8 @@ CASES = {
     "ranks_and_per_node": (BASE + "  ranks_per_node: [2]\n",
                            "study.yaml:8: axes.ranks_per_node: give either 'ranks' (total) or 'ranks_per_node', not both"),
     "unknown_mpi": (BASE + "  mpi: [openmpi, intelmpi]\n",
-                    "study.yaml:8: axes.mpi: unknown MPI library 'intelmpi' (expected one of: openmpi, mpich)"),
+                    "study.yaml:8: axes.mpi[1]: unknown MPI 'intelmpi' (expected openmpi, mpich or an identity such as "
+                    "intelmpi-2021.19; defined under 'mpis': none)"),
     "unknown_transport": (BASE + "  transport: [shm, infiniband]\n",
                           "study.yaml:8: axes.transport[1]: unknown transport 'infiniband' "
                           "(defined: default, shm, tcp; define it under 'transports')"),

@@ -64,7 +64,9 @@ def test_user_errors_exit_2_with_one_line(program, tmp_path):
         EXIT_USER, f"scalewise: error: MPI mismatch: --mpi mpich but {app} is built with Open MPI")
     proc = subprocess.run([str(SCALEWISE), "run", "--mpi", "lam", "--", app], capture_output=True, text=True)
     assert proc.returncode == EXIT_USER
-    assert proc.stderr.strip() == "scalewise: error: Invalid value for '--mpi': 'lam' is not one of 'openmpi', 'mpich'"
+    assert proc.stderr.strip() == ("scalewise: error: Invalid value for '--mpi': 'lam' names no MPI (expected openmpi, "
+                                   "mpich, mpi-abi-1 or an identity such as openmpi-5.0.11, mpich-5.0.2, "
+                                   "intelmpi-2021.19)")
     assert not list(tmp_path.iterdir()), "nothing ran"
 
 

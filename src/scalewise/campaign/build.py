@@ -14,9 +14,22 @@ import subprocess
 from pathlib import Path
 
 from scalewise.campaign.study import LoadedStudy
+from scalewise.launch.mpibuild import fortran_wrapper
+from scalewise.launch.mpis import binding, environment_of
 
 WRAPPERS = {"openmpi": ("mpicc.openmpi", "mpicxx.openmpi", "mpifort.openmpi"),
             "mpich": ("mpicc.mpich", "mpicxx.mpich", "mpifort.mpich")}
+
+
+def wrappers(mpi: str) -> tuple[str, str, str]:
+    """C, C++ and Fortran wrappers of an MPI: Debian's by name, a study's own from its prefix
+    (Fortran: mpifort or mpif90, empty when the MPI has none), an identity's from PATH."""
+    if mpi in WRAPPERS:
+        return WRAPPERS[mpi]
+    bound = binding(mpi)
+    if bound is None:
+        return "mpicc", "mpicxx", "mpifort"
+    return bound.mpicc, f"{bound.prefix}/bin/mpicxx", fortran_wrapper(bound.mpicc)
 
 
 def app_build_dir(output: Path, app: str, variant: str, mpi: str) -> Path:
@@ -32,7 +45,7 @@ class Builder:
 
     def values(self, app: str, variant: str, mpi: str) -> dict[str, str]:
         """Placeholder values of a build (a subset of what commands see)."""
-        cc, cxx, fc = WRAPPERS[mpi]
+        cc, cxx, fc = wrappers(mpi)
         flags = self.loaded.model.applications[app].variants[variant].flags
         return {"app": app, "variant": variant, "flags": flags, "mpi": mpi, "workdir": str(self.loaded.workdir),
                 "builddir": str(app_build_dir(self.loaded.output, app, variant, mpi)),
@@ -51,7 +64,8 @@ class Builder:
             return None
         values = self.values(app, variant, mpi)
         Path(values["builddir"]).mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, MPICC=values["mpicc"], MPICXX=values["mpicxx"], MPIFORT=values["mpifort"])
+        env = environment_of(mpi, dict(os.environ, MPICC=values["mpicc"], MPICXX=values["mpicxx"],
+                                       MPIFORT=values["mpifort"]))
         env.update(spec.variants[variant].env)
         log = self.loaded.output / "builds" / f"{app}-{variant}-{mpi}.log"
         with open(log, "wb") as out:

@@ -15,6 +15,7 @@ from scalewise.campaign.rules import MAX_TEXT, check_name
 from scalewise.campaign.source import Source
 from scalewise.campaign.studyfile import StudyFile
 from scalewise.formatting import plural
+from scalewise.launch.mpis import name_problem
 
 STANDARD_AXES = ("nodes", "ranks", "ranks_per_node", "threads", "mpi", "transport", "params", "interconnect")
 # Axes every run has even when the file does not sweep them.
@@ -30,6 +31,7 @@ def check_study(study: StudyFile, src: Source) -> None:
     _check_names(study, src)
     _check_custom_axes(study, src)
     _check_ranks(study, src)
+    _check_mpis(study, src)
     _check_named(study, src, "transport", "transports", BUILTIN_TRANSPORTS, study.transports)
     _check_named(study, src, "params", "parameter_sets", BUILTIN_PARAMS, study.parameter_sets)
     _check_zip(study, src)
@@ -50,6 +52,15 @@ def _check_names(study: StudyFile, src: Source) -> None:
             check_name(name, what)
         except ValueError as exc:
             raise src.error(path, str(exc)) from None
+
+
+def _check_mpis(study: StudyFile, src: Source) -> None:
+    """Every MPI on the axis is Debian's, an identity, or named in `mpis:`."""
+    for i, name in enumerate(study.axes.mpi):
+        if name not in study.mpis and name_problem(name):
+            defined = ", ".join(study.mpis) or "none"
+            raise src.error(("axes", "mpi", i), f"unknown MPI '{name}' (expected openmpi, mpich or an identity such as "
+                            f"intelmpi-2021.19; defined under 'mpis': {defined})")
 
 
 def _check_custom_axes(study: StudyFile, src: Source) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from scalewise.campaign.rules import string_mapping
+from scalewise.launch.mpis import family_of
 
 MPI_LIBRARIES = ("openmpi", "mpich")
 
@@ -44,6 +45,7 @@ class MpiSettings(BaseModel):
     def applied(self, mpi: str) -> list[tuple[str, str, str]]:
         """The ``(kind, name, value)`` triples this set applies to an ``mpi`` run."""
         out = [("env", k, v) for k, v in sorted(self.env.items())]
+        mpi = family_of(mpi)  # a study's own name or an identity: its library's family
         if mpi == "openmpi":
             out += [("mca", k, v) for k, v in sorted(self.mca.items())]
             out += [("env", k, v) for k, v in sorted(self.openmpi_env.items())]

@@ -17,6 +17,7 @@ from scalewise.campaign.expand import RunSpec
 from scalewise.campaign.study import LoadedStudy
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job
+from scalewise.launch.mpis import environment_of
 from scalewise.launch.preload import preload_env
 from scalewise.launch.probe import probe_env, probe_library
 
@@ -57,7 +58,7 @@ def resolve_executable(argv0: str, workdir: Path) -> Path | None:
 
 def run_environment(run: RunSpec) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """(environment, names the run sets, MCA parameters) for ``run``."""
-    env = dict(os.environ)
+    env = environment_of(run.mpi, dict(os.environ))  # a study's own MPI: as after its module load
     set_here = {"OMP_NUM_THREADS": str(run.threads)}
     mca = {}
     for kind, name, value in run.applied:

@@ -17,6 +17,8 @@ import subprocess
 from pathlib import Path
 
 from scalewise._version import __version__
+from scalewise.errors import ScalewiseError
+from scalewise.launch.mpis import binding, family_of, library_version, wrapper_mpi
 
 MPI_VERSION_COMMANDS = {"openmpi": ["mpirun.openmpi", "--version"], "mpich": ["mpichversion"]}
 COMPILER_WRAPPERS = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
@@ -26,11 +28,11 @@ RELEVANT_PREFIXES = ("OMPI_", "PMIX_", "MPIR_", "MPICH_", "HYDRA_", "UCX_", "FI_
                      "LD_PRELOAD", "LD_LIBRARY_PATH", "SLURM_CONF")
 
 
-def _first_line(argv: list[str]) -> str | None:
-    if not shutil.which(argv[0]):
+def _first_line(argv: list[str], env: dict[str, str] | None = None) -> str | None:
+    if not shutil.which(argv[0], path=(env or os.environ).get("PATH")):
         return None
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (out.stdout or out.stderr).strip()
@@ -39,17 +41,31 @@ def _first_line(argv: list[str]) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def mpi_version(mpi: str) -> str | None:
+    if mpi not in MPI_VERSION_COMMANDS:
+        return _own_version(mpi)
     line = _first_line(MPI_VERSION_COMMANDS[mpi])
     return line.split(":", 1)[-1].strip() if line and mpi == "mpich" else line
 
 
+def _own_version(mpi: str) -> str | None:
+    """Any other MPI (a study's own, an identity on PATH): its identity and the first line its library gives."""
+    bound = binding(mpi)
+    try:
+        found = bound.mpi if bound else wrapper_mpi("mpicc")
+        return f"{found.identity}: {library_version(found.library).splitlines()[0].strip()}"
+    except (ScalewiseError, IndexError):
+        return None
+
+
 @functools.lru_cache(maxsize=None)
 def compiler_info(mpi: str) -> dict[str, str]:
-    wrapper = COMPILER_WRAPPERS[mpi]
+    bound = binding(mpi)
+    wrapper = COMPILER_WRAPPERS.get(mpi) or (bound.mpicc if bound else "mpicc")
+    env = bound.environment() if bound else None
     info = {}
-    if version := _first_line([wrapper, "--version"]):
+    if version := _first_line([wrapper, "--version"], env):
         info["compiler"] = version
-    if show := _first_line([wrapper, SHOW_FLAGS[mpi]]):
+    if show := _first_line([wrapper, SHOW_FLAGS.get(family_of(mpi), "-show")], env):
         info["compiler_wrapper"] = show
     return info
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from scalewise.campaign.checks import check_study
 from scalewise.campaign.source import Source, StudyError, load_source
 from scalewise.campaign.studyfile import StudyFile
+from scalewise.launch.mpis import bind
 
 
 class LoadedStudy:
@@ -51,6 +52,8 @@ def load_study(path: str | Path) -> LoadedStudy:
     except ValidationError as exc:
         raise _first_error(exc, source) from None
     check_study(model, source)
+    for name, install in model.mpis.items():
+        bind(name, install.prefix, install.env)
     return LoadedStudy(model, source, path, path.read_bytes())
 
 

