@@ -31,13 +31,14 @@ def _set(pid: int | str) -> None:
         pass  # gone, or not ours to change
 
 
-def _descendants(root: int) -> list[int]:
-    parent = {}
+def _descendants(root: int) -> list[tuple[int, int]]:
+    """(pid, session) of every process under ``root``."""
+    parent, session = {}, {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                stat = Path(f"/proc/{entry.name}/stat").read_text()
-                parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+                fields = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()
+                parent[int(entry.name)], session[int(entry.name)] = int(fields[1]), int(fields[3])
             except (OSError, ValueError, IndexError):
                 continue
     out = []
@@ -46,18 +47,20 @@ def _descendants(root: int) -> list[int]:
         while p in parent and p not in (0, 1) and p not in _EXEMPT:
             p = parent[p]
             if p == root:
-                out.append(pid)
+                out.append((pid, session[pid]))
                 break
     return out
 
 
 def _watch(root: int, stop: threading.Event) -> None:
-    seen: set[int] = set()
+    # Keyed by session too: a child seen between its fork and its setsid() was raised in its
+    # parent's autogroup, and its own new one (nice 0) must be raised when it appears.
+    seen: set[tuple[int, int]] = set()
     while not stop.wait(0.05):
-        for pid in _descendants(root):
-            if pid not in seen:
-                seen.add(pid)
-                _set(pid)
+        for key in _descendants(root):
+            if key not in seen:
+                seen.add(key)
+                _set(key[0])
 
 
 def at_usual_priority(pid: int) -> None:
