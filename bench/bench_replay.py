@@ -4,7 +4,7 @@ ranks, at growing lengths, replayed on EDR InfiniBand with Open MPI's
 collective algorithms.  Prints events per second of engine CPU time and how
 the rate holds as events grow (linear scaling keeps it flat).
 
-    .venv/bin/python bench/bench_replay.py [--ranks 1024,16384] [--steps 25,50,100:2,4,8] [--repeat 3]
+    PYTHONPATH=tests .venv/bin/python bench/bench_replay.py [--ranks 1024,16384] [--steps 25,50,100:2,4,8] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 
 from scalewise.whatif import engine, network
 from scalewise.whatif.streams import build_streams
-from scalewise.whatif.synthetic import halo_allreduce
+from support.traces import halo_allreduce
 
 
 def measure(P: int, steps: int, repeat: int) -> dict:
