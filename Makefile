@@ -47,6 +47,7 @@ demo: setup
 
 test: setup
 	@$(STEP) "runtime unit tests" $(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) check
+	$(VPY) -m ruff check src tests bench
 	$(VPY) -m pytest -q -n 2 -m "not emulated_nodes and not alone" tests
 	@# Emulated nodes add and remove host network interfaces, which MPI jobs
 	@# starting at that moment see vanish (UCX: "No such device"); timings

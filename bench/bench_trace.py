@@ -22,22 +22,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
-from overhead import ENV, build, launcher, run_once  # noqa: E402
-
-from scalewise.launch.preload import library_path  # noqa: E402
-from scalewise.whatif.traceformat import read_trace  # noqa: E402
+from common import ENV, ROOT, build, launcher, run_once, table
+from scalewise.launch.preload import library_path
+from scalewise.whatif.traceformat import read_trace
 
 APPS = ("sem", "ocean", "amr", "dft")
 
 
 def cost_table(a, tmpd: Path) -> Table:
-    t = Table(title="Added cost per intercepted call, ns (profile vs bare; trace on top of profile)")
-    for col in ("MPI", "ranks", "kernel", "bare min", "profile min", "trace min", "profile added/call min",
-                "trace added/call min", "profile added/call median", "trace added/call median"):
-        t.add_column(col, justify="right")
+    t = table("Added cost per intercepted call, ns (profile vs bare; trace on top of profile)",
+              "MPI", "ranks", "kernel", "bare min", "profile min", "trace min", "profile added/call min",
+              "trace added/call min", "profile added/call median", "trace added/call median")
     for flavour in a.flavours.split(","):
         lib = library_path(flavour)
         exe = build(flavour, "overhead.c", tmpd)
@@ -63,9 +58,8 @@ def cost_table(a, tmpd: Path) -> Table:
 
 
 def size_table(a, tmpd: Path) -> Table:
-    t = Table(title=f"Trace size of the proxies, {a.proxy_ranks} ranks, --size {a.size}")
-    for col in ("MPI", "app", "events", "file bytes", "bytes per event", "capped"):
-        t.add_column(col, justify="right")
+    t = table(f"Trace size of the proxies, {a.proxy_ranks} ranks, --size {a.size}",
+              "MPI", "app", "events", "file bytes", "bytes per event", "capped")
     for flavour in a.flavours.split(","):
         for app in APPS:
             trace = tmpd / f"{app}-{flavour}.swtrace"

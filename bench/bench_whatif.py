@@ -5,7 +5,7 @@ read from the kernel (getrusage).  Prints trace events per second of CPU
 and resident bytes per event, for growing traces at 1,024 and 16,384 ranks,
 and the engine's part alone (in this process: decode, templates, replay).
 
-The traces are the stencil of scalewise.whatif.synthetic.halo_allreduce (4
+The traces are the stencil of tests/support/traces.py (halo_allreduce) (4
 halo Irecv/Isend of 32 KiB, a Waitall and an 8-byte Allreduce per step, 5%
 compute jitter, 0-2 us between calls), written rank by rank straight to the
 file, so that a 100-million-event trace needs no trace in memory.
@@ -31,7 +31,7 @@ import numpy as np
 
 from scalewise.whatif import network, templates
 from scalewise.whatif.api import decode
-from scalewise.whatif.synthetic import FUNCTIONS, neighbours
+from support.traces import FUNCTIONS, neighbours
 from scalewise.whatif.trace import COLUMNS, Kind, RankEvents
 from scalewise.whatif.traceformat import _HEADER, _RANK, MAGIC, VERSION, _encode_rank, _table, read_trace
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.formatting import human_bytes, seconds  # noqa: E402
-from scalewise.whatif import load_network  # noqa: E402
+from common import ROOT
+from scalewise.formatting import human_bytes, seconds
+from scalewise.whatif import load_network
 
 SCALEWISE = ROOT / ".venv" / "bin" / "scalewise"
 

@@ -14,19 +14,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cluster import LINK_PRESETS, cluster_down, cluster_up  # noqa: E402
-from scalewise.cluster.checks import check_links  # noqa: E402
-from scalewise.cluster.links import rate_text  # noqa: E402
-from scalewise.cluster.lock import cluster_lock  # noqa: E402
+from scalewise.cluster import LINK_PRESETS, cluster_down, cluster_up
+from scalewise.cluster.checks import check_links
+from scalewise.cluster.links import rate_text
+from scalewise.cluster.lock import cluster_lock
 
 
 def timed(fn) -> float:

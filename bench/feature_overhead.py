@@ -16,13 +16,9 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from overhead import ROOT, build, launcher, run_once  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.launch.preload import library_path  # noqa: E402
+from common import build, launcher, run_once, table
+from scalewise.launch.preload import library_path
 
 # Each feature: its variable and its "on" value (the default).
 FEATURES = {"sites": ("SCALEWISE_SITES", "1"), "bins": ("SCALEWISE_BINS", "64")}
@@ -39,10 +35,9 @@ def main() -> int:
     a = ap.parse_args()
     var, on = FEATURES[a.feature]
     modes = (("bare", None), ("off", {var: "0"}), ("on", {var: on}))
-    table = Table(title=f"{a.feature}: added cost per call (ns), profiled with {var} on vs off")
-    for col in ("MPI", "ranks", "kernel", "bare min", "off min", "on min", "per call min", "off median",
-                "on median", "per call median"):
-        table.add_column(col, justify="right")
+    costs = table(f"{a.feature}: added cost per call (ns), profiled with {var} on vs off",
+                  "MPI", "ranks", "kernel", "bare min", "off min", "on min", "per call min", "off median",
+                  "on median", "per call median")
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):
@@ -62,10 +57,10 @@ def main() -> int:
                     c = calls[k]
                     mins = {m: min(v) for m, v in s.items()}
                     meds = {m: statistics.median(v) for m, v in s.items()}
-                    table.add_row(flavour, str(n), k, f"{mins['bare']:.1f}", f"{mins['off']:.1f}",
+                    costs.add_row(flavour, str(n), k, f"{mins['bare']:.1f}", f"{mins['off']:.1f}",
                                   f"{mins['on']:.1f}", f"{(mins['on'] - mins['off']) / c:.1f}",
                                   f"{meds['off']:.1f}", f"{meds['on']:.1f}", f"{(meds['on'] - meds['off']) / c:.1f}")
-    Console(width=160).print(table)
+    Console(width=160).print(costs)
     return 0
 
 

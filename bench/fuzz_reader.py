@@ -1,6 +1,6 @@
 """Fuzz the log reader: structure-aware mutants of valid logs, checksums recomputed.
 
-    .venv/bin/python bench/fuzz_reader.py [--mutants 20000] [--seed 1] [--time-limit 20] [--memory-mib 1024]
+    PYTHONPATH=tests .venv/bin/python bench/fuzz_reader.py [--mutants 20000] [--seed 1] [--time-limit 20] [--memory-mib 1024]
 
 Seeds: the golden 1.0 log (a real MPICH job), the same log in big-endian byte
 order, and a synthetic 16-rank halo-exchange log from the Python writer.
@@ -21,21 +21,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from scalewise.logfile.fuzzing import read_all
-from scalewise.logfile.mutants import decode, encode, mutants
 from scalewise.logfile.writer import write_profile
+from support.fuzzing import read_all
+from support.mutants import decode, encode, mutants
+from support.profiles import stencil_profile
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_report import synthetic_profile  # noqa: E402
-
-CONSUMERS = ("scalewise.report.run.terminal:print_summary",)  # analyses the profile and prints the summary
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "data" / "golden-1.0-mpich-ring.swlog"
 
 
 def seeds(workdir: Path) -> list[bytes]:
     big_endian = decode(GOLDEN.read_bytes())
     big_endian.order = ">"
-    return [GOLDEN.read_bytes(), encode(big_endian), write_profile(synthetic_profile(16), workdir / "s.swlog").read_bytes()]
+    return [GOLDEN.read_bytes(), encode(big_endian), write_profile(stencil_profile(16), workdir / "s.swlog").read_bytes()]
 
 
 def main() -> None:
@@ -48,7 +45,7 @@ def main() -> None:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sw-fuzz-") as tmp:
         counts, failures = read_all(mutants(seeds(Path(tmp)), args.mutants, args.seed), Path(tmp), args.time_limit,
-                                    args.memory_mib << 20, CONSUMERS)
+                                    args.memory_mib << 20)
     elapsed = time.perf_counter() - start
     print(f"mutants {args.mutants:,} (seed {args.seed}) in {elapsed:.0f} s, load average {os.getloadavg()[0]:.1f}")
     for outcome, n in counts.items():

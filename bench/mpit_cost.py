@@ -18,14 +18,10 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from overhead import ENV, build, launcher  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from scalewise import load  # noqa: E402
-from scalewise.launch.preload import library_path  # noqa: E402
+from common import ENV, build, launcher, table
+from scalewise import load
+from scalewise.launch.preload import library_path
 
 MODES = (("bare", None), ("MPI_T off", "0"), ("MPI_T on", "1"))
 
@@ -50,9 +46,8 @@ def main() -> int:
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--flavours", default="openmpi,mpich")
     a = ap.parse_args()
-    table = Table(title=f"MPI_T: MPI_Init and MPI_Finalize of the slowest rank (ms, median of {a.rounds} runs)")
-    for col in ("MPI", "what", "bare", "MPI_T off", "MPI_T on", "on - off", "on - off (min)"):
-        table.add_column(col, justify="right")
+    results = table(f"MPI_T: MPI_Init and MPI_Finalize of the slowest rank (ms, median of {a.rounds} runs)",
+                    "MPI", "what", "bare", "MPI_T off", "MPI_T on", "on - off", "on - off (min)")
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):
@@ -65,13 +60,13 @@ def main() -> int:
             for what in ("init", "finalize"):
                 med = {m: statistics.median(samples[m][what]) for m, _ in MODES}
                 low = {m: min(samples[m][what]) for m, _ in MODES}
-                table.add_row(flavour, f"MPI_{what.capitalize()}", f"{med['bare']:.2f}", f"{med['MPI_T off']:.2f}",
+                results.add_row(flavour, f"MPI_{what.capitalize()}", f"{med['bare']:.2f}", f"{med['MPI_T off']:.2f}",
                               f"{med['MPI_T on']:.2f}", f"{med['MPI_T on'] - med['MPI_T off']:+.2f}",
                               f"{low['MPI_T on'] - low['MPI_T off']:+.2f}")
             rss = {m: statistics.median(samples[m]["maxrss"]) for m, _ in MODES[1:]}
-            table.add_row(flavour, "maxrss MiB", "", f"{rss['MPI_T off']:.1f}", f"{rss['MPI_T on']:.1f}",
+            results.add_row(flavour, "maxrss MiB", "", f"{rss['MPI_T off']:.1f}", f"{rss['MPI_T on']:.1f}",
                           f"{rss['MPI_T on'] - rss['MPI_T off']:+.1f}", "")
-    Console().print(table)
+    Console().print(results)
     return 0
 
 

@@ -14,7 +14,6 @@ usage: overhead.py [--iters N] [--rounds R] [--ranks 1,2] [--flavours openmpi,mp
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import struct
 import subprocess
@@ -23,56 +22,19 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.logfile import layout as L  # noqa: E402
-from scalewise.launch.preload import library_path  # noqa: E402
+from common import ROOT, build, launcher, run_once, table
+from scalewise.launch.preload import library_path
+from scalewise.logfile import layout as L
+from scalewise.logfile.reader import read_container
 
 BLOCKING = "allreduce8"  # the reference: a blocking call's added cost
-ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "SCALEWISE_QUIET": "1"}
-
-
-def launcher(flavour: str, n: int) -> list[str]:
-    if flavour == "openmpi":
-        # osc sm,pt2pt: Open MPI 4.1's default one-sided component fails on one rank over shared memory
-        return ["mpirun.openmpi", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader",
-                "--mca", "osc", "sm,pt2pt", "-np", str(n)]
-    return ["mpiexec.mpich", "-n", str(n)]
-
-
-def build(flavour: str, src: str, outdir: Path) -> Path:
-    exe = outdir / f"{Path(src).stem}-{flavour}"
-    subprocess.run([f"mpicc.{flavour}", "-O2", "-o", str(exe), str(ROOT / "bench" / src)], check=True)
-    return exe
-
-
-def run_once(cmd: list[str], preload: Path | None, log: Path,
-             extra: dict[str, str] | None = None) -> dict[str, list[float] | int]:
-    env = {**ENV, **(extra or {})}
-    if preload:
-        env["LD_PRELOAD"] = str(preload)
-        env["SCALEWISE_LOGFILE"] = str(log)
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    res: dict = {}
-    for line in out.splitlines():
-        fields = dict(f.split("=", 1) for f in line.split())
-        if "kernel" in fields:
-            res[fields["kernel"]] = (int(fields["calls_per_iter"]), [float(x) for x in fields["ns_per_iter"].split(",")])
-        elif "vm_hwm_kib" in fields:
-            res["hwm"] = int(fields["vm_hwm_kib"])
-    return res
 
 
 def rank_block_sizes(log: Path) -> list[int]:
-    data = log.read_bytes()
-    nsec = struct.unpack_from("<I", data, 28)[0]
-    for i in range(nsec):
-        ident, _, _, off, size, _, _ = struct.unpack_from("<" + L.SECTION_ENTRY, data, L.HEADER_SIZE + i * L.SECTION_ENTRY_SIZE)
-        if ident == L.SEC_RANK_INDEX:
-            return [struct.unpack_from("<" + L.RANK_INDEX_ENTRY, data, off + j * 24)[3] for j in range(size // 24)]
-    return []
+    """The stored (compressed) size of each rank block, from the rank index."""
+    order, _, secs = read_container(log)
+    return [entry[3] for entry in struct.iter_unpack(order + L.RANK_INDEX_ENTRY, secs[L.SEC_RANK_INDEX])]
 
 
 def main() -> int:
@@ -85,16 +47,13 @@ def main() -> int:
     ap.add_argument("--logsize-ranks", type=int, default=8)
     a = ap.parse_args()
     console = Console(width=200)  # every column whole, also when piped to a file
-    cost = Table(title="Added cost per intercepted call (profiled - bare), ns")
-    for col in ("MPI", "ranks", "kernel", "bare min", "profiled min", "added/call min", "bare median",
-                "profiled median", "added/call median", "vs blocking"):
-        cost.add_column(col, justify="right")
-    mem = Table(title="Memory high-water mark of rank 0 (median over runs)")
-    for col in ("MPI", "ranks", "bare KiB", "profiled KiB", "added KiB"):
-        mem.add_column(col, justify="right")
-    size = Table(title=f"Log size, bench/logsize.c at {a.logsize_ranks} ranks (20 functions, 6 peers per rank)")
-    for col in ("MPI", "file bytes", "bytes per rank (file / ranks)", "compressed rank block, mean", "max"):
-        size.add_column(col, justify="right")
+    cost = table("Added cost per intercepted call (profiled - bare), ns", "MPI", "ranks", "kernel", "bare min",
+                 "profiled min", "added/call min", "bare median", "profiled median", "added/call median",
+                 "vs blocking")
+    mem = table("Memory high-water mark of rank 0 (median over runs)", "MPI", "ranks", "bare KiB", "profiled KiB",
+                "added KiB")
+    size = table(f"Log size, bench/logsize.c at {a.logsize_ranks} ranks (20 functions, 6 peers per rank)",
+                 "MPI", "file bytes", "bytes per rank (file / ranks)", "compressed rank block, mean", "max")
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):

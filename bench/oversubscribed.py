@@ -21,15 +21,11 @@ import os
 import re
 import statistics
 import subprocess
-import sys
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.launch.preload import build_dir, with_mpich_ucx  # noqa: E402
+from scalewise.launch.preload import build_dir, with_mpich_ucx
 
 ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 WALL = re.compile(r"SCALEWISE_RESULT .*\bwall=([0-9.eE+-]+)")

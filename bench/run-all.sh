@@ -2,6 +2,8 @@
 # Every benchmark, side by side in one session: profiler cost, then report speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The synthetic builders some benchmarks share with the tests (tests/support).
+export PYTHONPATH=tests${PYTHONPATH:+:$PYTHONPATH}
 .venv/bin/python bench/overhead.py "$@"
 .venv/bin/python bench/mpit_cost.py
 .venv/bin/python bench/run_cost.py

@@ -17,15 +17,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cluster.dedicated import ahead_of_others  # noqa: E402
-from scalewise.launch.preload import library_path  # noqa: E402
-from scalewise.logfile.reader import read_profile  # noqa: E402
-from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import TCP_LOOPBACK, launch  # noqa: E402
-from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
-from scalewise.whatif.compare import against_measured, compare  # noqa: E402
+from common import ROOT
+from scalewise.cluster.dedicated import ahead_of_others
+from scalewise.launch.preload import library_path
+from scalewise.logfile.reader import read_profile
+from scalewise.whatif import read_trace, replay
+from scalewise.whatif.calibrate import TCP_LOOPBACK, launch
+from scalewise.whatif.collbench import calibrate_with_collectives
+from scalewise.whatif.compare import against_measured, compare
 
 TCP_EAGER = {"openmpi": 65536, "mpich": 8192}
 

@@ -21,13 +21,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cluster.dedicated import ahead_of_others, at_usual_priority  # noqa: E402
-from scalewise.cluster import cluster_down  # noqa: E402
-from scalewise.cluster.emulated import cluster_up  # noqa: E402
-from scalewise.cluster.links import parse_rate  # noqa: E402
-from scalewise.launch.mpirun import two_ranks  # noqa: E402
+from common import ROOT
+from scalewise.cluster.dedicated import ahead_of_others, at_usual_priority
+from scalewise.cluster import cluster_down
+from scalewise.cluster.emulated import cluster_up
+from scalewise.cluster.links import parse_rate
+from scalewise.launch.mpirun import two_ranks
 
 SW = str(ROOT / ".venv" / "bin" / "scalewise")
 

@@ -23,21 +23,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-from scalewise.cluster.dedicated import ahead_of_others  # noqa: E402
-from scalewise.cluster import cluster_down  # noqa: E402
-from scalewise.cluster.emulated import cluster_up  # noqa: E402
-from scalewise.cluster.launching import pair_launcher  # noqa: E402
-from scalewise.cluster.links import link_shaping, parse_rate, rate_text  # noqa: E402
-from scalewise.cluster.lock import cluster_lock  # noqa: E402
-from scalewise.launch.profiled import run_profiled  # noqa: E402
-from scalewise.logfile.reader import read_profile  # noqa: E402
-from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, launch  # noqa: E402
-from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
-from scalewise.whatif.network import Shaping  # noqa: E402
-from scalewise.whatif.compare import compare, against_measured  # noqa: E402
+from common import ROOT
+from scalewise.cluster.dedicated import ahead_of_others
+from scalewise.cluster import cluster_down
+from scalewise.cluster.emulated import cluster_up
+from scalewise.cluster.launching import pair_launcher
+from scalewise.cluster.links import link_shaping, parse_rate, rate_text
+from scalewise.cluster.lock import cluster_lock
+from scalewise.launch.profiled import run_profiled
+from scalewise.logfile.reader import read_profile
+from scalewise.whatif import read_trace, replay
+from scalewise.whatif.calibrate import EAGER, launch
+from scalewise.whatif.collbench import calibrate_with_collectives
+from scalewise.whatif.network import Shaping
+from scalewise.whatif.compare import compare, against_measured
 
 HERE = "1 node"  # both ranks on this machine, shared memory
 

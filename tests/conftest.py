@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from support.swtest import build_swtest
+
 # Open MPI refuses to start as root without these.
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -19,6 +21,12 @@ def chromium() -> str:
     assert Path(path).exists(), "chromium is required: make system installs it (Debian package 'chromium')"
     subprocess.run([path, "--version"], check=True, capture_output=True, timeout=60)
     return path
+
+
+@pytest.fixture(scope="session")
+def swtest_dir(tmp_path_factory):
+    """Folder holding ``openmpi/swtest`` and ``mpich/swtest`` (support/swtest.py), compiled for this test session."""
+    return build_swtest(tmp_path_factory.mktemp("swtest"))
 
 
 @pytest.fixture

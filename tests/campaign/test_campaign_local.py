@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from swtest_support import stored_rows
+from support.swtest import stored_rows
 
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study

@@ -4,7 +4,7 @@ naming the matches."""
 from __future__ import annotations
 
 import pytest
-from swtest_support import stored_rows
+from support.swtest import stored_rows
 
 from scalewise.campaign.evaluate import regex_fom
 from scalewise.campaign.runner import run_study

@@ -106,7 +106,7 @@ def _tx(dev: str) -> int:
 
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
 def test_a_job_spans_two_hosts_over_the_links(emulation, mpi, tmp_path):
-    c = cluster_up(2, parse_rate("gige"))
+    cluster_up(2, parse_rate("gige"))
     exe = build_dir() / mpi / "proxies" / "sem"
     launcher = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[mpi]
     before = _tx("swv1") + _tx("swv2")

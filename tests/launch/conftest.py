@@ -1,16 +1,10 @@
-"""Fixtures for launcher tests: the test MPI program and a localhost Slurm."""
+"""Fixtures for launcher tests: a localhost Slurm (the test MPI program is in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from swtest_support import build_swtest, running_slurm
-
-
-@pytest.fixture(scope="session")
-def swtest_dir(tmp_path_factory):
-    """Folder holding ``openmpi/swtest`` and ``mpich/swtest``, compiled for this test session."""
-    return build_swtest(tmp_path_factory.mktemp("swtest"))
+from support.slurm import running_slurm
 
 
 @pytest.fixture(scope="session")

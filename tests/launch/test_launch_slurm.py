@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swtest_support import stored_runs
+from support.swtest import stored_runs
 
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from swtest_support import SlurmCluster, running_slurm, stored_runs
+from support.slurm import SlurmCluster, running_slurm
+from support.swtest import stored_runs
 
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.runner import run_study

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from swtest_support import ranks_running
+from support.swtest import ranks_running
 
 import scalewise
 from scalewise.errors import EXIT_USER

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import struct
 import subprocess
-import zlib
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,8 @@ import scalewise
 from scalewise.cli.main import cli
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
+from scalewise.logfile.reader import read_container
+from scalewise.logfile.writer import encode_container
 
 SCALEWISE = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "scalewise"
 
@@ -101,12 +102,14 @@ def test_foreign_file(tmp_path, content):
 def newer_major(data: bytes) -> bytes:
     """The log with major version + 1 and a header crc that matches, as a
     newer writer would produce it."""
-    head = bytearray(data[:L.HEADER_SIZE])
-    struct.pack_into("<H", head, 12, L.FORMAT_MAJOR + 1)
-    nsec = struct.unpack_from("<" + L.HEADER, head)[7]
-    table = data[L.HEADER_SIZE:L.HEADER_SIZE + nsec * L.SECTION_ENTRY_SIZE]
-    struct.pack_into("<I", head, 40, zlib.crc32(table, zlib.crc32(bytes(head[:40]))))
-    return bytes(head) + data[L.HEADER_SIZE:]
+    order, h, secs = read_container("job.swlog", data)
+
+    def newer(stage: str, values: list) -> None:
+        if stage == "header":
+            values[2] = L.FORMAT_MAJOR + 1  # magic, byte-order mark, then the major version
+
+    sections = [[ident, L.SECTION_VERSION, L.SECTION_FLAGS[ident], raw] for ident, raw in secs.items()]
+    return encode_container(sections, h[4], h[5], h[6], order, h[3], newer)
 
 
 def test_newer_major_version(real_log, tmp_path):

@@ -15,7 +15,7 @@ import pytest
 import scalewise
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
-from scalewise.logfile.mutants import Log, _pack_record, decode, encode
+from support.mutants import Log, _pack_record, decode, encode
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-1.0-mpich-ring.swlog"
 

@@ -13,7 +13,7 @@ from test_hostile_logs import GOLDEN, golden, on
 import scalewise
 from scalewise.errors import LogFormatError
 from scalewise.logfile import layout as L
-from scalewise.logfile.mutants import encode
+from support.mutants import encode
 
 
 def text(s: bytes) -> bytes:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from proxy_harness import APPS, BUILD, FLAVOURS, ROOT, binary
+from proxy_harness import APPS, BUILD, ROOT, binary
+from support.mpijob import FLAVOURS
 
 
 @pytest.fixture(scope="session")

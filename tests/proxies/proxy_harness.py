@@ -11,7 +11,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
-FLAVOURS = ("openmpi", "mpich")
 APPS = ("sem", "ocean", "amr", "dft")
 RUN_TIMEOUT = 120
 

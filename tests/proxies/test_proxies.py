@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from proxy_harness import APPS, FLAVOURS, RESULT_KEYS, run_proxy
+from proxy_harness import APPS, RESULT_KEYS, run_proxy
+from support.mpijob import FLAVOURS
 
 RANKS = (1, 2, 4)
 

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from scalewise.model.mpit import PVAR_COLUMNS, MpitInfo
-from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, PHASE_COLUMNS,
-                                     PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, Profile, bin_bounds)
+from scalewise.model.profile import BIN_COLUMNS, PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, Profile
+from support.profiles import build_profile, torus_p2p
 
 HALO_BYTES = 64 * 1024  # one halo face
 STEPS = 100
@@ -42,38 +42,27 @@ def halo_profile(px: int, py: int, command=None, flags=(), drop_ranks=0) -> Prof
     """
     n = px * py
     r = np.arange(n)
-    x, y = r % px, r // px
-    nbrs = [((x + 1) % px) + y * px, ((x - 1) % px) + y * px, x + ((y + 1) % py) * px, x + ((y - 1) % py) * px]
     compute = 10.0 + (r % 3)
     waitall = 2.0 + 0.5 * (r % 3 == 0)
     allreduce = np.full(n, 0.5)
     isend = np.full(n, 0.1)
     mpi = waitall + allreduce + isend
     ranks = pd.DataFrame({"rank": r, "host": [f"node{k // 16:03d}" for k in r], "pid": 4000 + r,
-                          "wall": compute + mpi, "mpi_time": mpi, "compute_time": compute,
-                          "maxrss": 1 << 28, "nthreads": 1, "partial": False})[RANK_COLUMNS]
-    rows = []
-    for fn, fc, calls, time, nbytes in [
+                          "wall": compute + mpi, "mpi_time": mpi, "compute_time": compute, "maxrss": 1 << 28})
+    functions = pd.concat([pd.DataFrame({"rank": r, "function": fn, "fclass": fc, "calls": calls, "time": time,
+                                         "bytes": nbytes}) for fn, fc, calls, time, nbytes in [
         ("MPI_Waitall", "wait", STEPS, waitall, 8 * STEPS * HALO_BYTES),
         ("MPI_Isend", "p2p", 4 * STEPS, isend, 4 * STEPS * HALO_BYTES),
         ("MPI_Irecv", "p2p", 4 * STEPS, np.zeros(n), 0),
         ("MPI_Allreduce", "collective", STEPS, allreduce, 8 * STEPS),
-    ]:
-        rows.append(pd.DataFrame({"rank": r, "function": fn, "fclass": fc, "calls": calls, "time": time,
-                                  "tmin": time / calls, "tmax": time / calls, "bytes": nbytes}))
-    functions = pd.concat(rows, ignore_index=True)[FUNCTION_COLUMNS]
+    ]], ignore_index=True)
     big, small = HALO_BYTES.bit_length(), (8).bit_length()
     hist = pd.concat([
         pd.DataFrame({"rank": r, "function": "MPI_Isend", "bin": big, "count": 4 * STEPS}),
         pd.DataFrame({"rank": r, "function": "MPI_Waitall", "bin": big, "count": 8 * STEPS}),
         pd.DataFrame({"rank": r, "function": "MPI_Allreduce", "bin": small, "count": STEPS}),
     ], ignore_index=True)
-    hist["lo"] = [bin_bounds(b)[0] for b in hist["bin"]]
-    hist["hi"] = [bin_bounds(b)[1] for b in hist["bin"]]
-    hist = hist[HIST_COLUMNS]
-    p2p = pd.DataFrame({"src": np.tile(r, 4), "dst": np.concatenate(nbrs), "messages": STEPS,
-                        "bytes": STEPS * HALO_BYTES})
-    p2p = p2p.groupby(["src", "dst"], as_index=False)[["messages", "bytes"]].sum()[P2P_COLUMNS]
+    p2p = torus_p2p(px, py, STEPS, STEPS * HALO_BYTES)
     if drop_ranks:
         keep = r[: n - drop_ranks]
         ranks = ranks[ranks["rank"].isin(keep)]
@@ -83,17 +72,14 @@ def halo_profile(px: int, py: int, command=None, flags=(), drop_ranks=0) -> Prof
     meta = {"nranks": n, "command": command or ["./halo2d", "--steps", str(STEPS)],
             "mpi_library": "Open MPI v4.1.4", "start_time": 1_700_000_000.0, "end_time": 1_700_000_013.0,
             "hosts": sorted(set(ranks["host"])), "format": "1.0"}
-    return Profile(meta, ranks.reset_index(drop=True), functions.reset_index(drop=True),
-                   hist.reset_index(drop=True), p2p.reset_index(drop=True), flags=frozenset(flags),
-                   **halo_timeline(ranks, functions))
+    profile = build_profile(ranks, functions, hist, p2p, meta, flags)
+    return replace(profile, **halo_timeline(profile.ranks, profile.functions))
 
 
 def zero_call_profile() -> Profile:
     ranks = pd.DataFrame({"rank": [0, 1], "host": ["node000"] * 2, "pid": [1, 2], "wall": [5.0, 5.0],
-                          "mpi_time": [0.0, 0.0], "compute_time": [5.0, 5.0], "maxrss": [1, 1],
-                          "nthreads": [1, 1], "partial": [False, False]})
-    return Profile({"nranks": 2, "command": ["./serial_work"]}, ranks, pd.DataFrame(columns=FUNCTION_COLUMNS),
-                   pd.DataFrame(columns=HIST_COLUMNS), pd.DataFrame(columns=P2P_COLUMNS))
+                          "mpi_time": [0.0, 0.0], "compute_time": [5.0, 5.0], "maxrss": [1, 1]})
+    return build_profile(ranks, meta={"nranks": 2, "command": ["./serial_work"]})
 
 
 def with_mpit(profile: Profile, status: str = "read") -> Profile:

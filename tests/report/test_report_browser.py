@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from report_profiles import halo_profile, zero_call_profile
 
 import scalewise

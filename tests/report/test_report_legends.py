@@ -1,11 +1,11 @@
 """Legends of the run page in real headless Chromium: never over a plot or a bar, text at 10 px or more
-as the page shows it (tests/report/legend_layout.py measures)."""
+as the page shows it (tests/support/legends.py measures)."""
 
 from __future__ import annotations
 
 import pytest
-from chromium_cdp import Chromium
-from legend_layout import assert_legends_clear, legends
+from support.chromium import Chromium
+from support.legends import assert_legends_clear, legends
 from report_profiles import halo_profile
 
 from scalewise.analysis.run.findings import analyse

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from report_profiles import halo_profile, with_mpit
 from rich.console import Console
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 
 from scalewise import whatif
 from scalewise.report.whatif.html import write_whatif_page
 from scalewise.report.whatif.registry import FIGURES
 from scalewise.whatif.compare import compare
-from scalewise.whatif.synthetic import halo_allreduce
+from support.traces import halo_allreduce
 
 FIGURE_STATE = """JSON.stringify(Array.from(document.querySelectorAll('figure[data-figure]')).map(f => {
   const img = f.querySelector('img'); const r = img ? img.getBoundingClientRect() : null;

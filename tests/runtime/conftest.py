@@ -8,15 +8,13 @@ import fcntl
 import hashlib
 import json
 import subprocess
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rt_mpijob  # noqa: E402
+from support import mpijob
 
 
 @contextmanager
@@ -39,10 +37,10 @@ def shared_dir(tmp_path_factory, worker_id) -> Path:
 @pytest.fixture(scope="session")
 def profiler_libs() -> dict[str, Path]:
     """Both libraries, built (under a lock, workers share the tree) if missing."""
-    libs = {f: rt_mpijob.library(f) for f in rt_mpijob.FLAVOURS}
+    libs = {f: mpijob.library(f) for f in mpijob.FLAVOURS}
     if not all(p.is_file() for p in libs.values()):
-        with _locked(rt_mpijob.REPO / "build" / ".runtime-test.lock"):
-            subprocess.run(["make", "-s", "-C", str(rt_mpijob.REPO / "runtime"), f"BUILD={rt_mpijob.REPO / 'build'}"],
+        with _locked(mpijob.REPO / "build" / ".runtime-test.lock"):
+            subprocess.run(["make", "-s", "-C", str(mpijob.REPO / "runtime"), f"BUILD={mpijob.REPO / 'build'}"],
                            check=True, capture_output=True, timeout=600)
     return libs
 
@@ -53,14 +51,14 @@ def program(shared_dir):
     The binary's name carries a hash of the source, so an edited source is rebuilt."""
 
     def build(name: str, flavour: str, defines: tuple[str, ...] = ()) -> Path:
-        src = rt_mpijob.PROGRAMS / name
+        src = mpijob.PROGRAMS / name
         tag = hashlib.sha256(src.read_bytes() + repr(defines).encode()).hexdigest()[:10]
         out_dir = shared_dir / f"bin-{flavour}-{src.stem}-{tag}"
         exe = out_dir / src.stem
         with _locked(shared_dir / f"{out_dir.name}.lock"):
             if not exe.is_file():
                 out_dir.mkdir(exist_ok=True)
-                cmd = rt_mpijob.compile_command(flavour, src, exe, defines)
+                cmd = mpijob.compile_command(flavour, src, exe, defines)
                 res = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
                 assert res.returncode == 0, f"{' '.join(cmd)} failed:\n{res.stderr}"
         return exe
@@ -93,7 +91,7 @@ def mpi_job(shared_dir, profiler_libs):
                 if options.get("extra_env"):
                     options["extra_env"] = {k: str(v).replace("{workdir}", str(workdir))
                                             for k, v in options["extra_env"].items()}
-                res = rt_mpijob.run(flavour, nranks, args, workdir / "job.swlog", cwd=workdir, **options)
+                res = mpijob.run(flavour, nranks, args, workdir / "job.swlog", cwd=workdir, **options)
                 result.write_text(json.dumps([res.returncode, res.stdout, res.stderr]))
         rc, out, err = json.loads(result.read_text())
         return Job(rc, out, err, workdir / "job.swlog", workdir)

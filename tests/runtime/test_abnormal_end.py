@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 NRANKS, REPS, CODE = 3, 4, 7
 TIMEOUT = 60

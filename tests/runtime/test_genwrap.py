@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rt_mpijob import REPO
+from support.mpijob import REPO
 
 GENWRAP = REPO / "runtime" / "gen" / "genwrap.py"
 SPEC = REPO / "runtime" / "spec" / "mpi.toml"

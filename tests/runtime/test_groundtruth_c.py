@@ -7,7 +7,7 @@ import pytest
 
 import scalewise
 from rt_expect import function_differences, groundtruth_c, recorded_p2p
-from rt_mpijob import FLAVOURS, counted_calls
+from support.mpijob import FLAVOURS, counted_calls
 
 REPS, COUNT = 3, 5
 # 0, 1, 7, 8, 1024 and 65536 bytes land in bins 0, 1, 3, 4, 11 and 17.

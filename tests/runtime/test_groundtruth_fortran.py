@@ -8,7 +8,7 @@ import pytest
 
 import scalewise
 from rt_expect import function_differences, groundtruth_fortran, recorded_p2p
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 REPS, COUNT = 4, 3
 SIZES = [0, 1, 7, 8, 1024, 65536]

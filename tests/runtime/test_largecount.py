@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 NRANKS, REPS, N, TOUCH_MIB, LATE_MS = 2, 3, 1000, 64, 400
 

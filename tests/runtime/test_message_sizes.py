@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 from scalewise.analysis.run.sizes import size_distribution, size_range
 from scalewise.formatting import human_bytes
 

@@ -16,7 +16,7 @@ import pytest
 
 import scalewise
 
-import rt_mpijob
+from support import mpijob
 
 UNEXPECTED = 10
 RING = ["1", "64", "fan"]
@@ -70,8 +70,8 @@ def test_mpit_that_fails_to_start_leaves_a_valid_log(mpi_job, program, shared_di
     shim = shared_dir / f"libmpitfails-{flavour}.so"
     if not shim.is_file():
         subprocess.run([f"mpicc.{flavour}", "-shared", "-fPIC", "-o", str(shim),
-                        str(rt_mpijob.PROGRAMS / "mpit_fails.c")], check=True, timeout=120)
-    preload = f"{rt_mpijob.library(flavour)} {shim}"
+                        str(mpijob.PROGRAMS / "mpit_fails.c")], check=True, timeout=120)
+    preload = f"{mpijob.library(flavour)} {shim}"
     p = load_job(mpi_job, program, flavour, "fails", "ring.c", RING, {"LD_PRELOAD": preload})
     assert p.mpit.status == "unavailable" and not p.mpit.cvars and p.pvars.empty
     f = p.functions.set_index(["rank", "function"])

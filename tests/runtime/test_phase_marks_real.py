@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 import scalewise
 from scalewise.analysis.run.timeline import phase_marks

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from rt_mpijob import FLAVOURS, job_env
+from support.mpijob import FLAVOURS, job_env
 
 COMMANDS = {
     "true": ["/bin/true"],

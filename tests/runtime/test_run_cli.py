@@ -10,7 +10,7 @@ import pytest
 
 import scalewise
 from scalewise.errors import EXIT_APPLICATION, EXIT_PROFILER, EXIT_USER
-from rt_mpijob import REPO, launch_command
+from support.mpijob import REPO, launch_command
 
 SCALEWISE = REPO / ".venv" / "bin" / "scalewise"
 

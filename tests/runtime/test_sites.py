@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import scalewise
-import rt_mpijob
-from rt_mpijob import FLAVOURS
+from support import mpijob
+from support.mpijob import FLAVOURS
 from scalewise.analysis.run.sites import site_table
 
 A, B, NRANKS = 3, 5, 2
-SOURCE = rt_mpijob.PROGRAMS / "sites.c"
+SOURCE = mpijob.PROGRAMS / "sites.c"
 
 
 def line_of(tag: str) -> int:
@@ -29,7 +29,7 @@ def built(request, tmp_path_factory):
     flavour = request.param
     exe = tmp_path_factory.mktemp(f"sites-{flavour}") / "sites"
     # A position-independent program with debug information: randomised per rank.
-    cmd = rt_mpijob.compile_command(flavour, SOURCE, exe) + ["-g", "-fPIE", "-pie", "-fno-inline"]
+    cmd = mpijob.compile_command(flavour, SOURCE, exe) + ["-g", "-fPIE", "-pie", "-fno-inline"]
     subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     return flavour, exe
 

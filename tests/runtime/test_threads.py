@@ -7,7 +7,7 @@ import pytest
 
 import scalewise
 from rt_expect import function_differences, recorded_p2p, threads
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 ITERS = 60
 SIZES = [1, 100, 4096, 70000]  # one per thread: bins 1, 7, 13 and 17

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 NRANKS = 2
 NS = 2e-9  # bins are whole ns whose running sums are rounded once: 1 ns each way, and float sums

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import rt_mpijob
+from support import mpijob
 
 import scalewise
 
@@ -97,7 +97,7 @@ def test_scalewise_run_trace_keeps_the_trace_beside_the_log(program, tmp_path):
     exe = program("traced.c", "openmpi")
     scalewise_cli = Path(sys.executable).parent / "scalewise"
     res = subprocess.run([str(scalewise_cli), "run", "--quiet", "--trace", "-o", str(tmp_path), "--",
-                          *rt_mpijob.launch_command("openmpi", NRANKS, [str(exe)])],
+                          *mpijob.launch_command("openmpi", NRANKS, [str(exe)])],
                          env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"},
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr

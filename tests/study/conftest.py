@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-# The DevTools-pipe browser client lives with the profile report tests.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-
-from study_synth import Planted, write_study_db  # noqa: E402
+from study_synth import Planted, write_study_db
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "study"
 

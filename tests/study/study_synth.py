@@ -18,7 +18,8 @@ import pandas as pd
 from scalewise.campaign.expand import RunSpec
 from scalewise.campaign.store import RunResult, Store
 from scalewise.logfile.writer import write_profile
-from scalewise.model.profile import FUNCTION_COLUMNS, HIST_COLUMNS, P2P_COLUMNS, RANK_COLUMNS, Profile, bin_bounds
+from scalewise.model.profile import Profile
+from support.profiles import build_profile
 
 
 @dataclass
@@ -50,30 +51,26 @@ def halo_profile(nranks: int, compute: float, allreduce: float, waitall: float, 
     r = np.arange(nranks)
     mpi = allreduce + waitall
     ranks = pd.DataFrame({"rank": r, "host": "node000", "pid": 100 + r, "wall": compute + mpi, "mpi_time": mpi,
-                          "compute_time": compute, "maxrss": 1 << 26, "nthreads": 1, "partial": False})[RANK_COLUMNS]
+                          "compute_time": compute, "maxrss": 1 << 26})
     peers = 0 if nranks == 1 else 2
     rows = [("MPI_Allreduce", "collective", steps, allreduce, 8 * steps)]
     if peers:
         rows += [("MPI_Isend", "p2p", peers * steps, 0.0, peers * steps * halo_bytes),
                  ("MPI_Waitall", "wait", steps, waitall, 2 * peers * steps * halo_bytes)]
     functions = pd.concat([pd.DataFrame({"rank": r, "function": fn, "fclass": fc, "calls": calls, "time": t,
-                                         "tmin": t / calls, "tmax": t / calls, "bytes": b})
-                           for fn, fc, calls, t, b in rows], ignore_index=True)[FUNCTION_COLUMNS]
+                                         "bytes": b}) for fn, fc, calls, t, b in rows], ignore_index=True)
     hist = [pd.DataFrame({"rank": r, "function": "MPI_Allreduce", "bin": 4, "count": steps})]
     if peers:
         hist.append(pd.DataFrame({"rank": r, "function": "MPI_Isend", "bin": halo_bytes.bit_length(),
                                   "count": peers * steps}))
-    hist = pd.concat(hist, ignore_index=True)
-    hist["lo"], hist["hi"] = zip(*(bin_bounds(b) for b in hist["bin"]))
+    p2p = ()
     if peers:
         p2p = pd.DataFrame({"src": np.tile(r, 2), "dst": np.concatenate([(r + 1) % nranks, (r - 1) % nranks]),
                             "messages": steps, "bytes": steps * halo_bytes})
         p2p = p2p.groupby(["src", "dst"], as_index=False)[["messages", "bytes"]].sum()
-    else:
-        p2p = pd.DataFrame(columns=P2P_COLUMNS)
     meta = {"nranks": nranks, "command": ["./halo"], "mpi_library": "synthetic", "start_time": 1.7e9,
             "end_time": 1.7e9 + compute + mpi}
-    return Profile(meta, ranks, functions, hist[HIST_COLUMNS], p2p[P2P_COLUMNS])
+    return build_profile(ranks, functions, pd.concat(hist, ignore_index=True), p2p, meta)
 
 
 def write_study_db(folder: Path, runs: list[Planted], name: str = "planted") -> Path:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from click.testing import CliRunner
 from study_synth import Planted, halo_profile
 

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from click.testing import CliRunner
-from legend_layout import assert_legends_clear, legends
+from support.legends import assert_legends_clear, legends
 from study_synth import Planted, halo_profile, mpi_race
 
 from scalewise.cli.main import cli

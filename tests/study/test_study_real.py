@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from click.testing import CliRunner
 
 import scalewise

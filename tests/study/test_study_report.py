@@ -10,7 +10,7 @@ import json
 
 import pandas as pd
 import pytest
-from chromium_cdp import Chromium
+from support.chromium import Chromium
 from click.testing import CliRunner
 from study_synth import FIVE, Planted, mpi_race
 

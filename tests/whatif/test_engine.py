@@ -14,7 +14,7 @@ from scalewise.whatif.traceformat import image_of
 from whatif_nets import loggp
 from whatif_reference import reference_replay
 from whatif_streams import build_streams
-from whatif_traces import random_trace
+from support.traces import random_trace
 
 US = 1e-6
 NS = 1e-9

@@ -10,7 +10,7 @@ from scalewise.whatif.api import nodes_of
 from scalewise.whatif.trace import Call as C
 
 from whatif_nets import loggp
-from whatif_traces import random_trace
+from support.traces import random_trace
 
 US = 1e-6
 NET = loggp(latency_us=2, overhead_us=1)  # G = 1 ns per byte

@@ -4,13 +4,12 @@ import struct
 
 import numpy as np
 import pytest
-from whatif_traces import random_trace
 
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
-from scalewise.whatif.synthetic import halo_allreduce
 from scalewise.whatif.trace import COLUMNS
 from scalewise.whatif.traceformat import read_trace, write_trace
+from support.traces import halo_allreduce, random_trace
 
 
 def assert_same(a, b):

@@ -23,7 +23,7 @@ import yaml
 from scalewise.analysis.run.dominant import Target, dominant_targets
 from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
 from scalewise.analysis.study.tuning import DEFAULT
-from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
 from scalewise.campaign.results import locate_results, read_results
 from scalewise.campaign.tune_choices import candidate_sets
 from scalewise.errors import ScalewiseError

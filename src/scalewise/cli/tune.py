@@ -9,7 +9,6 @@ import click
 
 from scalewise.cli.output import echo_json, json_option
 from scalewise.cli.output import say as tell
-from scalewise.errors import ScalewiseError
 
 _STUDY_SUFFIXES = (".yaml", ".yml")
 

@@ -65,10 +65,19 @@ def _config(cluster) -> str:
 def start_slurm(cluster, timeout: float = 30) -> Path:
     """Start munged, slurmctld and one slurmd per node; wait until every node is idle.  Returns SLURM_CONF."""
     stop_all()
-    b = BASE
+    # Inside the node, on its cores: its hostname is its Slurm node name.
+    start_daemons(BASE, _config(cluster), {name: [str(cluster.agent), name, "slurmd"] for name in cluster.hostnames},
+                  timeout)
+    return CONF
+
+
+def start_daemons(b: Path, config: str, slurmds: dict[str, list[str]], timeout: float = 30) -> None:
+    """Start munged, slurmctld (``config``, written to b/etc/slurm.conf) and each node's slurmd command
+    (node name -> argv), all keeping their state under ``b``; wait until every node is idle.  Also the
+    tests' localhost Slurm (tests/support/slurm.py)."""
     for sub in ("etc", "state", "spool", "log", "munge", "mungekey"):
         (b / sub).mkdir(parents=True, exist_ok=True)
-    for name in cluster.hostnames:
+    for name in slurmds:
         (b / "tmp" / name).mkdir(parents=True, exist_ok=True)
     os.chmod(b, 0o755)
     os.chmod(b / "munge", 0o755)  # munged insists on a world-executable socket folder
@@ -77,44 +86,48 @@ def start_slurm(cluster, timeout: float = 30) -> Path:
     key.write_bytes(os.urandom(1024))
     os.chmod(key, 0o400)
     _start(["munged", f"--socket={b}/munge/munge.socket.2", f"--key-file={key}", f"--pid-file={b}/munge/munged.pid",
-            f"--log-file={b}/munge/munged.log", f"--seed-file={b}/mungekey/seed"], "munged")
-    CONF.write_text(_config(cluster))
-    env = slurm_env()
-    _start(["slurmctld", "-c"], "slurmctld", env)
-    for name in cluster.hostnames:
-        # Inside the node, on its cores: its hostname is its Slurm node name.
-        _start([str(cluster.agent), name, "slurmd"], f"slurmd on {name}", env)
-    _wait_idle(len(cluster.nodes), env, timeout)
-    return CONF
+            f"--log-file={b}/munge/munged.log", f"--seed-file={b}/mungekey/seed"], "munged", b)
+    conf = b / "etc" / "slurm.conf"
+    conf.write_text(config)
+    env = dict(os.environ, SLURM_CONF=str(conf))
+    _start(["slurmctld", "-c"], "slurmctld", b, env)
+    for name, argv in slurmds.items():
+        _start(argv, f"slurmd on {name}", b, env)
+    _wait_idle(len(slurmds), b, env, timeout)
 
 
-def _start(argv: list[str], what: str, env: dict[str, str] | None = None) -> None:
+def _start(argv: list[str], what: str, b: Path, env: dict[str, str] | None = None) -> None:
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()
-        raise ScalewiseError(f"starting {what} failed: {said[-1] if said else 'no message'} (logs in {BASE / 'log'})")
+        raise ScalewiseError(f"starting {what} failed: {said[-1] if said else 'no message'} (logs in {b / 'log'})")
 
 
-def _wait_idle(count: int, env: dict[str, str], timeout: float) -> None:
+def _wait_idle(count: int, b: Path, env: dict[str, str], timeout: float) -> None:
     deadline, out = time.monotonic() + timeout, ""
     while time.monotonic() < deadline:
         out = subprocess.run(["sinfo", "-h", "-o", "%T %D"], env=env, capture_output=True, text=True).stdout
         if out.split()[:2] == ["idle", str(count)]:
             return
         time.sleep(0.3)
-    raise ScalewiseError(f"Slurm on the emulated nodes did not come up ({out.strip() or 'no answer'}); "
-                         f"logs in {BASE / 'log'}")
+    raise ScalewiseError(f"Slurm did not come up ({out.strip() or 'no answer'}); logs in {b / 'log'}")
 
 
 def stop_all() -> list[str]:
     """Stop the cluster's Slurm daemons and munged (by their pid files) and remove their state."""
-    if not BASE.exists():
+    return stop_daemons(BASE)
+
+
+def stop_daemons(b: Path) -> list[str]:
+    """Stop the Slurm daemons and munged keeping their state under ``b`` (by their pid files); remove ``b``."""
+    if not b.exists():
         return []
-    if CONF.exists():
-        subprocess.run(["scontrol", "shutdown"], env=slurm_env(), capture_output=True, timeout=30)
-    stopped = [pidfile.stem for pidfile in sorted(BASE.glob("*.pid")) + [BASE / "munge" / "munged.pid"]
-               if _end(pidfile)]
-    shutil.rmtree(BASE, ignore_errors=True)
+    conf = b / "etc" / "slurm.conf"
+    if conf.exists():
+        subprocess.run(["scontrol", "shutdown"], env=dict(os.environ, SLURM_CONF=str(conf)), capture_output=True,
+                       timeout=30)
+    stopped = [pidfile.stem for pidfile in sorted(b.glob("*.pid")) + [b / "munge" / "munged.pid"] if _end(pidfile)]
+    shutil.rmtree(b, ignore_errors=True)
     return [f"slurm daemons ({', '.join(stopped)})"] if stopped else ["slurm state"]
 
 

@@ -265,6 +265,18 @@ def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
             raise r.fail(f"corrupt: {what} over all ranks add up to 2^63 or more")
 
 
+def read_container(path, data: bytes | None = None) -> tuple[str, tuple, dict[int, bytes]]:
+    """The byte order, the header fields (layout.HEADER order) and the stored bytes of each known
+    section of the log at ``path`` (or of ``data``, named ``path``), all checked; no section is parsed."""
+    p = Path(path)
+    try:
+        r = _Reader(p, p.read_bytes() if data is None else data)
+    except OSError as exc:
+        raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
+    order, h = r.header()
+    return order, h, r.sections(order, h)
+
+
 def read_profile(path) -> Profile:
     """Parse the log at ``path``; raise LogFormatError on any problem."""
     p = Path(path)

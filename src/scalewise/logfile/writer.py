@@ -9,6 +9,7 @@ import os
 import struct
 import zlib
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -103,22 +104,44 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         sections.append((L.SEC_TIMELINE, L.SECTION_COMPRESSED, zlib.compress(timeline)))
     flags = (L.LOG_PARTIAL if any_partial or len(index) < nranks or "partial" in profile.flags else 0)
     flags |= L.LOG_ABORTED if aborted or "aborted" in profile.flags else 0
-    start = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
-    table, pos = [], start
-    for ident, sflags, data in sections:
-        table.append(struct.pack(_ORDER + L.SECTION_ENTRY, ident, 1, sflags, pos, len(data), zlib.crc32(data), 0))
-        pos += len(data)
-    table_b = b"".join(table)
-    head = struct.pack(_ORDER + "8sIHHIIIIQ", L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, L.FORMAT_MINOR,
-                       flags, nranks, len(index), len(sections), pos)
-    head += struct.pack(_ORDER + "II", zlib.crc32(table_b, zlib.crc32(head)), 0)
+    data = encode_container([[ident, L.SECTION_VERSION, sflags, raw] for ident, sflags, raw in sections],
+                            flags, nranks, len(index))
     tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(head + table_b)
-        for _, _, data in sections:
-            fh.write(data)
+    tmp.write_bytes(data)
     os.replace(tmp, path)
     return path
+
+
+Hook = Callable[[str, list], None]
+_MASKS = (2**32 - 1, 2**16 - 1, 2**16 - 1, 2**64 - 1, 2**64 - 1, 2**32 - 1, 2**32 - 1)  # section entry field widths
+
+
+def encode_container(sections: list[list], flags: int, nranks: int, nblocks: int, order: str = _ORDER,
+                     minor: int = L.FORMAT_MINOR, hook: Hook | None = None) -> bytes:
+    """A log's bytes: the header, the section table and each section's stored bytes, with every offset,
+    size and checksum computed here (the one encoder of the container).  ``sections``: [id, version,
+    flags, stored bytes] lists, in file order.  ``hook(stage, values)`` (fuzzing) may change the
+    "table" entries [id, version, flags, offset, size, crc32, reserved] or the "header" fields (in
+    layout.HEADER order) before the checksums are computed over the result: each entry's checksum
+    covers whatever it then points at, and its fields are cut to their widths."""
+    pos = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
+    table = []
+    for ident, version, sflags, data in sections:
+        table.append([ident, version, sflags, pos, len(data), 0, 0])
+        pos += len(data)
+    header = [L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, minor, flags, nranks, nblocks, len(table), pos, 0, 0]
+    if hook:
+        hook("table", table)
+        hook("header", header)
+    body = b"".join(s[3] for s in sections)
+    whole = bytes(L.HEADER_SIZE + len(table) * L.SECTION_ENTRY_SIZE) + body
+    for entry in table:
+        if entry[3] + entry[4] <= len(whole):
+            entry[5] = zlib.crc32(whole[entry[3]:entry[3] + entry[4]])
+    packed = b"".join(struct.pack(order + L.SECTION_ENTRY, *(v & m for v, m in zip(e, _MASKS))) for e in table)
+    head = struct.pack(order + L.HEADER[:-2], *header[:9])
+    head += struct.pack(order + "II", zlib.crc32(packed, zlib.crc32(head)), 0)
+    return head + packed + body
 
 
 def _setup_entry(rank: int, row) -> bytes:

@@ -18,7 +18,7 @@ from scalewise.analysis.run.pop import pop_metrics
 from scalewise.analysis.run.sizes import size_distribution
 from scalewise.analysis.run.volume import data_volume
 from scalewise.model.profile import Profile
-from scalewise.model.runset import FUNCTION_COLUMNS, PROFILE_METRICS, SIZE_COLUMNS
+from scalewise.model.runset import FUNCTION_COLUMNS, SIZE_COLUMNS
 
 
 def run_metrics(profile: Profile) -> dict[str, float]:

@@ -1,13 +1,17 @@
-"""Synthetic traces of a stencil code: every iteration computes (with a
-per-rank imbalance), exchanges halos with four neighbours (Irecv, Isend,
-Waitall) and ends in a small Allreduce.  Used by bench/bench_replay.py and the
-tests; built column-wise so that 16,384 ranks take seconds."""
+"""The synthetic traces of the tests and bench/bench_whatif.py: a stencil code
+(every iteration computes with a per-rank imbalance, exchanges halos with
+four neighbours with Irecv, Isend and Waitall, and ends in a small Allreduce;
+built column-wise so that 16,384 ranks take seconds), and random but matched
+traffic."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
-from scalewise.whatif.trace import COLUMNS, Kind, RankEvents, Trace
+from scalewise import whatif
+from scalewise.whatif.trace import COLUMNS, Call, Kind, RankEvents, Trace
 
 FUNCTIONS = ["MPI_Irecv", "MPI_Isend", "MPI_Waitall", "MPI_Allreduce"]
 
@@ -53,3 +57,31 @@ def halo_allreduce(P: int, iterations: int, halo_bytes: int = 32768, compute: fl
         waits = (np.arange(8, dtype=np.int64)[None, :] + 8 * np.arange(iterations)[:, None]).ravel()
         ranks.append(RankEvents(cols, waits))
     return Trace(list(FUNCTIONS), ranks)
+
+
+def random_trace(seed: int, P: int):
+    """Matched random traffic: rounds of random pairs doing blocking or
+    non-blocking exchanges of random sizes, with random compute, plus collectives."""
+    rnd = random.Random(seed)
+    ranks = [[] for _ in range(P)]
+    req = [0] * P
+    for _ in range(rnd.randint(3, 8)):
+        order = list(range(P))
+        rnd.shuffle(order)
+        for a, b in zip(order[::2], order[1::2]):
+            n = rnd.choice([0, 8, 900, 5000, 70000])
+            if rnd.random() < 0.5:
+                ranks[a] += [Call("MPI_Send", b, n, tag=3, compute=rnd.random() * 1e-4)]
+                ranks[b] += [Call("MPI_Recv", a, n, tag=3, compute=rnd.random() * 1e-4)]
+            else:
+                for x, y in ((a, b), (b, a)):
+                    ranks[x] += [Call("MPI_Irecv", y, n, req=req[x], compute=rnd.random() * 1e-4),
+                                 Call("MPI_Isend", y, n, req=req[x] + 1),
+                                 Call("MPI_Waitall", reqs=(req[x], req[x] + 1), compute=rnd.random() * 1e-5)]
+                    req[x] += 2
+        if rnd.random() < 0.5:
+            func = rnd.choice(["MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Barrier", "MPI_Gather"])
+            n = rnd.choice([8, 3000, 200_000])
+            for r in range(P):
+                ranks[r].append(Call(func, bytes=n, root=0, compute=rnd.random() * 1e-4))
+    return whatif.from_calls(ranks)

@@ -3,9 +3,7 @@ count how each read ended.  Used with mutants.py by the fuzz test and by
 bench/fuzz_reader.py.
 
 Outcomes: ``error`` (one clean LogFormatError line naming the file), ``read``
-(a Profile that the caller's consumers, such as the terminal summary, also
-handle: named as "module:function" so that this package need not import
-the layers above it),
+(a Profile that the terminal summary, which analyses it, also handles),
 ``traceback`` (any other exception), ``bad message`` (a LogFormatError that
 is not one line naming the file), ``memory`` (MemoryError under the child's
 address-space limit, or the child killed), ``hang`` (no answer within the
@@ -15,7 +13,6 @@ time limit: the child is killed and a new one takes the next log).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import json
 import os
@@ -26,23 +23,18 @@ import sys
 import traceback
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 _START_SECONDS = 120  # importing pandas and matplotlib on a loaded machine
+_TESTS = Path(__file__).resolve().parents[1]
 OUTCOMES = ("error", "read", "traceback", "bad message", "memory", "hang")
 
 
-def _consumer(name: str) -> Callable:
-    module, function = name.split(":")
-    return getattr(importlib.import_module(module), function)
-
-
-def _child(memory_bytes: int, consumer_names: list[str]) -> None:
+def _child(memory_bytes: int) -> None:
     """Read paths from stdin, answer one JSON line each on stdout."""
     from scalewise.errors import LogFormatError
     from scalewise.logfile.reader import read_profile
-
-    consumers = [_consumer(name) for name in consumer_names]
+    from scalewise.report.run.terminal import print_summary
 
     # The limit counts from what the imports already mapped, so it bounds what one read may add.
     vm = int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmSize:"))) * 1024
@@ -53,8 +45,7 @@ def _child(memory_bytes: int, consumer_names: list[str]) -> None:
         try:
             profile = read_profile(path)
             with contextlib.redirect_stdout(io.StringIO()):  # stdout carries the answers
-                for consume in consumers:
-                    consume(profile)
+                print_summary(profile)
             answer = {"outcome": "read"}
         except LogFormatError as exc:
             message = str(exc)
@@ -71,8 +62,8 @@ def _child(memory_bytes: int, consumer_names: list[str]) -> None:
 class BoundedReader:
     """A child process that reads logs one at a time, restarted after a hang or crash."""
 
-    def __init__(self, time_limit: float = 10.0, memory_bytes: int = 1 << 30, consumers: tuple[str, ...] = ()):
-        self.time_limit, self.memory_bytes, self.consumers = time_limit, memory_bytes, consumers
+    def __init__(self, time_limit: float = 10.0, memory_bytes: int = 1 << 30):
+        self.time_limit, self.memory_bytes = time_limit, memory_bytes
         self.proc: subprocess.Popen | None = None
 
     def _answer(self, timeout: float) -> str | None:
@@ -82,10 +73,11 @@ class BoundedReader:
 
     def _start(self) -> None:
         # Arrow's default allocator reserves address space far beyond what it uses: plain malloc is measured fairly.
+        # The child runs this module, found where its package is: the folder above support/.
+        path = os.pathsep.join([str(_TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-                   ARROW_DEFAULT_MEMORY_POOL="system")
-        self.proc = subprocess.Popen([sys.executable, "-m", "scalewise.logfile.fuzzing", str(self.memory_bytes),
-                                      *self.consumers],
+                   ARROW_DEFAULT_MEMORY_POOL="system", PYTHONPATH=path)
+        self.proc = subprocess.Popen([sys.executable, "-m", "support.fuzzing", str(self.memory_bytes)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         if self._answer(_START_SECONDS) != "ready\n":
             self.close()
@@ -117,12 +109,12 @@ class BoundedReader:
 
 
 def read_all(mutants: Iterable[tuple[str, bytes]], workdir: Path, time_limit: float = 10.0,
-             memory_bytes: int = 1 << 30, consumers: tuple[str, ...] = ()) -> tuple[Counter, list[tuple[str, dict]]]:
+             memory_bytes: int = 1 << 30) -> tuple[Counter, list[tuple[str, dict]]]:
     """Outcome counts, and (mutation, answer) of every read that was not a clean error or a read;
-    ``consumers`` ("module:function") are called with each profile read."""
+    every profile read is also summarised."""
     counts: Counter = Counter({k: 0 for k in OUTCOMES})
     failures = []
-    reader = BoundedReader(time_limit, memory_bytes, consumers)
+    reader = BoundedReader(time_limit, memory_bytes)
     try:
         for i, (what, data) in enumerate(mutants):
             path = workdir / f"mutant-{i}.swlog"
@@ -138,4 +130,4 @@ def read_all(mutants: Iterable[tuple[str, bytes]], workdir: Path, time_limit: fl
 
 
 if __name__ == "__main__":
-    _child(int(sys.argv[1]), sys.argv[2:])
+    _child(int(sys.argv[1]))

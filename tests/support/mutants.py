@@ -4,8 +4,9 @@ A seed log is decoded into its fields (header, section table, rank index,
 the meta JSON, the function table and every rank record as typed fields);
 one mutation changes a field, a record or a compressed stream, and the log
 is encoded again with every offset, size and checksum recomputed, so the
-mutant passes the CRCs and tests the checks behind them.  Used by
-tests/logfile/test_fuzz.py and bench/fuzz_reader.py.
+mutant passes the CRCs and tests the checks behind them.  The container is
+read by the reader and written by the writer (logfile/writer.py), the one
+codec.  Used by tests/logfile/test_fuzz.py and bench/fuzz_reader.py.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable, Iterator
+from typing import Iterator
 
 from scalewise.logfile import layout as L
+from scalewise.logfile.reader import read_container
+from scalewise.logfile.writer import Hook, encode_container
 
 Field = list  # [struct code, value, group]: one typed field of a rank record
 
@@ -37,7 +40,7 @@ class Log:
     stored: dict[str, bytes] = field(default_factory=dict)  # replaces compressed bytes: "meta", "functions", "rank 0"
 
 
-Hook = Callable[[str, list], None]  # called with "index", "sections", "table" or "header" and that list
+# Hooks are called with "index", "sections", "table" or "header" and that list.
 
 
 def _record_fields(order: str, blob: bytes) -> list[Field]:
@@ -67,14 +70,9 @@ def _record_fields(order: str, blob: bytes) -> list[Field]:
 
 
 def decode(data: bytes) -> Log:
-    """The fields of a valid log (no checks: seeds are trusted)."""
-    order = "<" if struct.unpack_from("<I", data, 8)[0] == L.BYTE_ORDER_MARK else ">"
-    h = struct.unpack_from(order + L.HEADER, data)
-    secs = {}
-    for i in range(h[7]):
-        ident, _, flags, off, size, _, _ = struct.unpack_from(order + L.SECTION_ENTRY, data, L.HEADER_SIZE + i * L.SECTION_ENTRY_SIZE)
-        raw = data[off:off + size]
-        secs[ident] = zlib.decompress(raw) if flags & L.SECTION_COMPRESSED else raw
+    """The fields of a valid log."""
+    order, h, secs = read_container("(seed log)", data)
+    secs = {k: zlib.decompress(v) if L.SECTION_FLAGS[k] & L.SECTION_COMPRESSED else v for k, v in secs.items()}
     records = []
     for rank, _, off, size, _ in struct.iter_unpack(order + L.RANK_INDEX_ENTRY, secs[L.SEC_RANK_INDEX]):
         records.append(_record_fields(order, zlib.decompress(secs[L.SEC_RANKS][off:off + size])))
@@ -112,29 +110,10 @@ def encode(log: Log, hook: Hook | None = None) -> bytes:
         sections.append([L.SEC_RANK_LIFECYCLE, 1, 0,
                          b"".join(struct.pack(o + L.RANK_LIFECYCLE_ENTRY, *e) for e in log.lifecycle)])
     hook("sections", sections)
-    pos = L.HEADER_SIZE + len(sections) * L.SECTION_ENTRY_SIZE
-    table = []
-    for ident, version, sflags, data in sections:
-        table.append([ident, version, sflags, pos, len(data), 0, 0])
-        pos += len(data)
-    hook("table", table)
-    header = [L.MAGIC, L.BYTE_ORDER_MARK, L.FORMAT_MAJOR, log.minor, log.flags, log.nranks, len(index),
-              len(table), pos, 0, 0]
-    hook("header", header)
-    body = b"".join(s[3] for s in sections)
-    start = L.HEADER_SIZE + len(table) * L.SECTION_ENTRY_SIZE
-    whole = bytes(start) + body
-    for entry in table:  # checksums over whatever each entry now points at
-        if entry[3] + entry[4] <= len(whole):
-            entry[5] = zlib.crc32(whole[entry[3]:entry[3] + entry[4]])
-    packed = b"".join(struct.pack(o + L.SECTION_ENTRY, *(v & m for v, m in zip(e, _MASKS))) for e in table)
-    head = struct.pack(o + L.HEADER[:-2], *header[:9])
-    head += struct.pack(o + "II", zlib.crc32(packed, zlib.crc32(head)), 0)
-    return head + packed + body
+    return encode_container(sections, log.flags, log.nranks, len(index), o, log.minor, hook)
 
 
 _CODES = {"index": L.RANK_INDEX_ENTRY, "table": L.SECTION_ENTRY, "header": "s" + L.HEADER[2:]}
-_MASKS = (2**32 - 1, 2**16 - 1, 2**16 - 1, 2**64 - 1, 2**64 - 1, 2**32 - 1, 2**32 - 1)
 _WIDTH = {"B": 8, "H": 16, "I": 32, "Q": 64}
 
 

@@ -1,5 +1,5 @@
 """Compile test programs and launch them under each MPI flavour with the
-profiler preloaded.  Shared by the runtime tests; no pytest in here."""
+profiler preloaded.  Used by the runtime tests; no pytest in here."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import signal
 import subprocess
 from pathlib import Path
 
+from scalewise.launch.preload import FLAVOURS as FLAVOURS  # the product's own list, for tests to run over
 REPO = Path(__file__).resolve().parents[2]
-PROGRAMS = Path(__file__).resolve().parent / "programs"
-FLAVOURS = ("openmpi", "mpich")
+PROGRAMS = REPO / "tests" / "runtime" / "programs"
 JOB_TIMEOUT = 90
 
 

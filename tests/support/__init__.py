@@ -1,0 +1,1 @@
+"""Tooling the tests and benchmarks share (docs/architecture.md, "Tests and benchmarks")."""
