@@ -24,8 +24,8 @@ def _imported_after(code: str) -> list[str]:
 def test_help_imports_no_command_module():
     code = ("from scalewise.cli.main import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
-            f"assert not [m for m in sys.modules if m.startswith('scalewise.cli.') and m not in "
-            f"('scalewise.cli.main', 'scalewise.cli.group')], sorted(sys.modules)")
+            "assert not [m for m in sys.modules if m.startswith('scalewise.cli.') and m not in "
+            "('scalewise.cli.main', 'scalewise.cli.group')], sorted(sys.modules)")
     assert _imported_after(code) == []
 
 

@@ -8,7 +8,13 @@ free of pandas, so a command that only launches a job (``scalewise run``
 before its summary, ``scalewise --help``) does not pay for the analysis stack.
 """
 
+from typing import TYPE_CHECKING
+
 from scalewise._version import __version__
+
+if TYPE_CHECKING:  # for the annotations only: imported on first use below
+    from scalewise.model import Profile
+    from scalewise.model.runset import StudyResults
 
 _LAZY = {"Profile": "scalewise.model", "RunSet": "scalewise.model.runset", "StudyResults": "scalewise.model.runset"}
 

@@ -1,17 +1,12 @@
 """Fixtures of the tests under PyPI's MPIs: each MPI installed once into the
-user's cache (tests/mpis/pypi_mpis.py), the runtime built for it on first use
+user's cache (tests/support/pypi_mpis.py), the runtime built for it on first use
 by scalewise itself into a cache that lives as long as the installs."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-import pypi_mpis  # noqa: E402
+from support import pypi_mpis
 
 
 @pytest.fixture(scope="session")

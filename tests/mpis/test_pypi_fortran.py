@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import scalewise
-from rt_expect import function_differences, groundtruth_fortran, recorded_p2p
-from rt_mpijob import PROGRAMS
+from support.expect import function_differences, groundtruth_fortran, recorded_p2p
+from support.mpijob import PROGRAMS
 from scalewise.launch.mpibuild import fortran_bindings, fortran_wrapper
 
 SCALEWISE = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "scalewise"

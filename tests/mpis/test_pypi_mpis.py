@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import scalewise
-from pypi_mpis import IDENTITIES, LAUNCHERS
-from rt_expect import function_differences, groundtruth_c, recorded_p2p
-from rt_mpijob import PROGRAMS, counted_calls
+from support.pypi_mpis import IDENTITIES, LAUNCHERS
+from support.expect import function_differences, groundtruth_c, recorded_p2p
+from support.mpijob import PROGRAMS, counted_calls
 
 SCALEWISE = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "scalewise"
 REPS, COUNT, SIZES = 2, 3, [0, 1, 8, 1024, 65536]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlite3
 
 import scalewise
-from pypi_mpis import install
-from rt_mpijob import PROGRAMS
+from support.pypi_mpis import install
+from support.mpijob import PROGRAMS
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import Expected, function_differences
-from rt_mpijob import FLAVOURS, counted_calls
+from support.expect import Expected, function_differences
+from support.mpijob import FLAVOURS, counted_calls
 
 REPS, MSG = 5, 8
 FORMS = ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany", "MPI_Testsome")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import function_differences, groundtruth_c, recorded_p2p
+from support.expect import function_differences, groundtruth_c, recorded_p2p
 from support.mpijob import FLAVOURS, counted_calls
 
 REPS, COUNT = 3, 5

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import function_differences, groundtruth_fortran, recorded_p2p
+from support.expect import function_differences, groundtruth_fortran, recorded_p2p
 from support.mpijob import FLAVOURS
 
 REPS, COUNT = 4, 3

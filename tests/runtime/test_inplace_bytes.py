@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import INT, Expected, function_differences
-from rt_mpijob import FLAVOURS
+from support.expect import INT, Expected, function_differences
+from support.mpijob import FLAVOURS
 
 N = 4
 CHECKED = {"MPI_Gather", "MPI_Gatherv", "MPI_Reduce", "MPI_Scatter", "MPI_Scatterv", "MPI_Alltoall", "MPI_Alltoallv",
@@ -21,9 +21,12 @@ CASES = [pytest.param((f, n), id=f"{f}-{n}ranks") for f in FLAVOURS for n in (1,
 def expected(P: int) -> Expected:
     e = Expected(P)
     block = N * INT
+
+    def w(nbytes: int) -> int:
+        return 0 if P == 1 else nbytes  # MPI_COMM_WORLD of one rank moves nothing either
+
     for r in range(P):
-        root, alone = r == 0, P == 1
-        w = (lambda nbytes: 0 if alone else nbytes)  # MPI_COMM_WORLD of one rank moves nothing either
+        root = r == 0
         e.call(r, "MPI_Gather", w(0 if root else block))
         e.call(r, "MPI_Gatherv", w(0 if root else (r + 1) * INT))
         e.call(r, "MPI_Reduce", w(0 if root else block))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 REPS = 7
 PER_REP = [  # called REPS times on every rank

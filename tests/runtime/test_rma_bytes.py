@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import DOUBLE, Expected, function_differences
-from rt_mpijob import FLAVOURS
+from support.expect import DOUBLE, Expected, function_differences
+from support.mpijob import FLAVOURS
 
 REPS = 20
 LONG, INT = 8, 4

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import rt_mpijob
+from support import mpijob
 import scalewise
-from rt_mpijob import FLAVOURS
+from support.mpijob import FLAVOURS
 
 A, NRANKS = 4, 2
 BINDINGS = {"mpif.h": ("sites_f.F90", ("USE_MPIF_H",)), "use-mpi": ("sites_f.F90", ()),
@@ -28,9 +28,9 @@ def line_of(source: Path, tag: str) -> int:
 def built(request, tmp_path_factory):
     binding, flavour = request.param
     name, defines = BINDINGS[binding]
-    source = rt_mpijob.PROGRAMS / name
+    source = mpijob.PROGRAMS / name
     exe = tmp_path_factory.mktemp(f"sites-{binding}-{flavour}") / source.stem
-    cmd = rt_mpijob.compile_command(flavour, source, exe, defines) + ["-g"]
+    cmd = mpijob.compile_command(flavour, source, exe, defines) + ["-g"]
     subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     return binding, flavour, source, exe
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import scalewise
-from rt_expect import function_differences, recorded_p2p, threads
+from support.expect import function_differences, recorded_p2p, threads
 from support.mpijob import FLAVOURS
 
 ITERS = 60

@@ -5,7 +5,7 @@
  *   COUNT  element count of the collectives, one-sided and I/O calls
  *   SIZE   message sizes in bytes for the point-to-point phases
  *
- * tests/runtime/rt_expect.py derives every call, byte and histogram entry of
+ * tests/support/expect.py derives every call, byte and histogram entry of
  * this program from the same command line.  Loops whose number of calls
  * depends on timing (Test*, Waitsome) count themselves and print
  * "calls <function> <world rank> <n>" so the expectation stays exact.

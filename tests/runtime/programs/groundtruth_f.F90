@@ -1,7 +1,7 @@
 ! Ground truth in Fortran, one source for two bindings: built with
 ! -DUSE_MPIF_H it includes mpif.h, otherwise it uses the `mpi` module.
 ! groundtruth_f08.f90 is the same program through `use mpi_f08`;
-! tests/runtime/rt_expect.py (groundtruth_fortran) mirrors both.
+! tests/support/expect.py (groundtruth_fortran) mirrors both.
 !
 ! Usage: groundtruth_f REPS COUNT SIZE...   (SIZE in bytes, MPI_CHARACTER)
 program groundtruth_f

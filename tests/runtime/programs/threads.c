@@ -1,7 +1,7 @@
 /* Four threads calling MPI at once under MPI_THREAD_MULTIPLE, each on its own
  * duplicate of MPI_COMM_WORLD.  Thread t does ITERS x (Sendrecv of SIZE_t
  * bytes right, Irecv + Isend of SIZE_t bytes + Waitall, Allreduce of t + 1
- * doubles).  tests/runtime/rt_expect.py (threads) mirrors it.
+ * doubles).  tests/support/expect.py (threads) mirrors it.
  *
  * Usage: threads ITERS SIZE_0 SIZE_1 SIZE_2 SIZE_3 */
 #include <mpi.h>
