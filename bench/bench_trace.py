@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from overhead import ENV, build, launcher, run_once  # noqa: E402
 
 from scalewise.launch.preload import library_path  # noqa: E402
-from scalewise.whatif.traceformat import read_trace  # noqa: E402
+from scalewise.logfile.tracefile import read_trace  # noqa: E402
 
 APPS = ("sem", "ocean", "amr", "dft")
 

@@ -27,7 +27,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from scalewise.analysis.study import tune_sim
+from scalewise.tune import simulate as tune_sim
 
 SPREADS = Path(__file__).resolve().parent.parent / "tests" / "study" / "data" / "measured_spreads.json"
 

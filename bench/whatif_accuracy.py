@@ -23,8 +23,8 @@ from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.launch.preload import library_path  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import TCP_LOOPBACK, launch  # noqa: E402
-from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
+from scalewise.whatif.calibrate.pingpong import TCP_LOOPBACK, launch  # noqa: E402
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives  # noqa: E402
 from scalewise.whatif.compare import against_measured, compare  # noqa: E402
 
 TCP_EAGER = {"openmpi": 65536, "mpich": 8192}

@@ -29,14 +29,14 @@ from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
-from scalewise.cluster.links import link_shaping, parse_rate, rate_text  # noqa: E402
+from scalewise.cluster.links import parse_rate, rate_text  # noqa: E402
 from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER, launch  # noqa: E402
-from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
-from scalewise.whatif.network import Shaping  # noqa: E402
+from scalewise.whatif.calibrate.pingpong import EAGER, launch  # noqa: E402
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives  # noqa: E402
+from scalewise.whatif.calibrate.measure import cluster_shaping  # noqa: E402
 from scalewise.whatif.compare import compare, against_measured  # noqa: E402
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -57,7 +57,7 @@ def calibrated(a, flavour: str) -> dict:
     for rate in a.rates:
         c = cluster_up(2, parse_rate(rate))
         nets[rate] = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=30,
-                                                shaping=Shaping(**link_shaping(c.rate_bits)),
+                                                shaping=cluster_shaping(c),
                                                 launcher=pair_launcher(c, flavour, "whatif_cluster")).network
     return nets
 

@@ -23,15 +23,15 @@ from whatif_priority import ahead_of_others  # noqa: E402
 from scalewise.cluster import cluster_down  # noqa: E402
 from scalewise.cluster.emulated import cluster_up  # noqa: E402
 from scalewise.cluster.launching import pair_launcher  # noqa: E402
-from scalewise.cluster.links import link_shaping, parse_rate, rate_text  # noqa: E402
+from scalewise.cluster.links import parse_rate, rate_text  # noqa: E402
 from scalewise.cluster.lock import cluster_lock  # noqa: E402
 from scalewise.launch.profiled import run_profiled  # noqa: E402
 from scalewise.logfile.reader import read_profile  # noqa: E402
 from scalewise.whatif import read_trace, replay  # noqa: E402
-from scalewise.whatif.calibrate import EAGER  # noqa: E402
-from scalewise.whatif.collbench import calibrate_with_collectives  # noqa: E402
+from scalewise.whatif.calibrate.pingpong import EAGER  # noqa: E402
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives  # noqa: E402
 from scalewise.whatif.compare import against_measured, compare  # noqa: E402
-from scalewise.whatif.network import Shaping  # noqa: E402
+from scalewise.whatif.calibrate.measure import cluster_shaping  # noqa: E402
 
 ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], "ocean": ["--size", "small"],
         "amr": ["--size", "small"]}
@@ -71,7 +71,7 @@ def main() -> int:
                     c = cluster_up(2, parse_rate(rate))
                     on_nodes = pair_launcher(c, flavour, "whatif_self")
                     cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
-                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes,
+                                                     shaping=cluster_shaping(c), launcher=on_nodes,
                                                      measure_duplex=True)
                     s = cal.network.shaping
                     o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())

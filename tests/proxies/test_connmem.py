@@ -10,7 +10,7 @@ import re
 
 from click.testing import CliRunner
 
-from scalewise.campaign.connmem import SETUPS, run_probe
+from scalewise.memory.measure import SETUPS, run_probe
 from scalewise.cli.main import cli
 
 

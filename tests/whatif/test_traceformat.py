@@ -10,7 +10,7 @@ from scalewise import whatif
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.synthetic import halo_allreduce
 from scalewise.whatif.trace import COLUMNS
-from scalewise.whatif.traceformat import read_trace, write_trace
+from scalewise.logfile.tracefile import read_trace, write_trace
 
 
 def assert_same(a, b):

@@ -27,12 +27,13 @@ import pandas as pd
 from scalewise.analysis.overhead import LaunchOverhead, launch_overhead
 
 from scalewise.analysis.study.scaling import config_keys, performance
-from scalewise.analysis.study.tuning import procedure, tuning_table
+from scalewise.analysis.study.tuning import tuning_table
+from scalewise.tune.decision import procedure
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.results import read_results
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
-from scalewise.campaign.tune import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
+from scalewise.tune.plan import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
                                      confirmation_study, held_out_study, settings_file, write_study)
 
 STUDY_FILE = "tune.yaml"
