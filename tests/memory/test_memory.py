@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scalewise.memory.analysis import MachineTarget, analyse_memory, parse_nodes, parse_size, project
 from scalewise.errors import ScalewiseError
+from scalewise.memory.analysis import MachineTarget, analyse_memory, parse_nodes, parse_size, project
 
 KIB, MIB, GIB = 2**10, 2**20, 2**30
 

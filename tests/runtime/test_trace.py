@@ -16,8 +16,8 @@ import rt_mpijob
 import scalewise
 
 from scalewise import whatif
-from scalewise.whatif.trace import Kind
 from scalewise.logfile.tracefile import read_trace
+from scalewise.whatif.trace import Kind
 
 NRANKS = 4
 S, R, IS, IR, W, C = Kind.SEND, Kind.RECV, Kind.ISEND, Kind.IRECV, Kind.WAIT, Kind.COLLECTIVE

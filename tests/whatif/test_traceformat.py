@@ -8,9 +8,9 @@ from whatif_traces import random_trace
 
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
+from scalewise.logfile.tracefile import read_trace, write_trace
 from scalewise.whatif.synthetic import halo_allreduce
 from scalewise.whatif.trace import COLUMNS
-from scalewise.logfile.tracefile import read_trace, write_trace
 
 
 def assert_same(a, b):

@@ -13,9 +13,9 @@ node, UCX's ``UCX_RNDV_THRESH`` between nodes).
 
 from __future__ import annotations
 
-from scalewise.tune.targets import TuneTarget
 from scalewise.campaign.mpi_settings import MpiSettings
 from scalewise.model.profile import bin_bounds
+from scalewise.tune.targets import TuneTarget
 
 OPENMPI_ALGORITHMS: dict[str, dict[int, str]] = {
     "allreduce": {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",

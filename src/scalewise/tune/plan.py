@@ -5,7 +5,7 @@ where (the profiled command, or the largest profiled run of a study) and the
 targets (``tune/targets.py``); :func:`plan_study` turns the targets
 into an ordinary study file (one parameter set per algorithm or threshold,
 each changing one thing from the default) cut to fit the time budget; the
-campaign runner runs it; ``analysis/study/tuning.py`` reads its B3 table
+campaign runner runs it; ``tune/decision.py`` reads its B3 table
 for screening's pick per target; :func:`confirmation_study` and
 :func:`held_out_study` are the fresh rounds that decide
 (``tune/rounds.py``), and :func:`settings_file` writes the
@@ -21,17 +21,17 @@ from pathlib import Path
 
 import yaml
 
-from scalewise.tune.targets import TuneTarget, dominant_targets
 from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
 from scalewise.analysis.study.tuning import DEFAULT
-from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
 from scalewise.campaign.results import locate_results, read_results
-from scalewise.tune.choices import candidate_sets
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import binary_flavour
 from scalewise.logfile.meta import mpi_flavour
 from scalewise.logfile.reader import read_profile
 from scalewise.model.profile import Profile
+from scalewise.tune.choices import candidate_sets
+from scalewise.tune.targets import TuneTarget, dominant_targets
 
 LAUNCH_SECONDS = 1.0  # what starting and ending an MPI job adds to its measured time, about, on one node
 COMBINED = "combined"

@@ -8,8 +8,8 @@ from scalewise.analysis.bound import bound_kind
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.findings import DOMINANT_PCT_MPI
 from scalewise.analysis.study.noise import MIN_REPS
-from scalewise.analysis.study.study_analysis import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
+from scalewise.analysis.study.study_analysis import StudyAnalysis, at, ids, trusted
 from scalewise.formatting import human_bytes, seconds
 
 # A function's time per rank growing by at least this factor over the scales is reported (P7).
