@@ -24,7 +24,7 @@ from rich.table import Table
 
 from common import ENV, ROOT, build, launcher, run_once, table
 from scalewise.launch.preload import library_path
-from scalewise.whatif.traceformat import read_trace
+from scalewise.logfile.tracefile import read_trace
 
 APPS = ("sem", "ocean", "amr", "dft")
 

@@ -4,7 +4,7 @@
 Each call screens the default and eight sets (six Allreduce algorithms, two
 eager limits) at 3 runs, confirms screening's picks on 5 fresh runs with
 Holm's correction, and holds out the chosen set against the default on 5
-more (analysis/study/tuning.py, `procedure`, the function tune decides with).
+more (tune/decision.py, `procedure`, the function tune decides with).
 Every run is drawn as time / effect x noise, the noise resampled from real
 spreads (tests/study/data/measured_spreads.json: wall times and the apps'
 figures of merit of the demo study on this 2-core machine).  With every set
@@ -27,7 +27,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from scalewise.analysis.study import tune_sim
+from scalewise.tune import simulate as tune_sim
 
 SPREADS = Path(__file__).resolve().parent.parent / "tests" / "study" / "data" / "measured_spreads.json"
 

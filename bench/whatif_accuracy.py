@@ -22,8 +22,8 @@ from scalewise.cluster.dedicated import ahead_of_others
 from scalewise.launch.preload import library_path
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
-from scalewise.whatif.calibrate import TCP_LOOPBACK, launch
-from scalewise.whatif.collbench import calibrate_with_collectives
+from scalewise.whatif.calibrate.pingpong import TCP_LOOPBACK, launch
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.compare import against_measured, compare
 
 TCP_EAGER = {"openmpi": 65536, "mpich": 8192}

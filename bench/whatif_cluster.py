@@ -28,14 +28,14 @@ from scalewise.cluster.dedicated import ahead_of_others
 from scalewise.cluster import cluster_down
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import link_shaping, parse_rate, rate_text
+from scalewise.cluster.links import parse_rate, rate_text
 from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
-from scalewise.whatif.calibrate import EAGER, launch
-from scalewise.whatif.collbench import calibrate_with_collectives
-from scalewise.whatif.network import Shaping
+from scalewise.whatif.calibrate.pingpong import EAGER, launch
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
+from scalewise.whatif.calibrate.measure import cluster_shaping
 from scalewise.whatif.compare import compare, against_measured
 
 HERE = "1 node"  # both ranks on this machine, shared memory
@@ -56,7 +56,7 @@ def calibrated(a, flavour: str) -> dict:
     for rate in a.rates:
         c = cluster_up(2, parse_rate(rate))
         nets[rate] = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=30,
-                                                shaping=Shaping(**link_shaping(c.rate_bits)),
+                                                shaping=cluster_shaping(c),
                                                 launcher=pair_launcher(c, flavour, "whatif_cluster")).network
     return nets
 

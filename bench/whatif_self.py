@@ -22,15 +22,15 @@ from scalewise.cluster.dedicated import ahead_of_others
 from scalewise.cluster import cluster_down
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import link_shaping, parse_rate, rate_text
+from scalewise.cluster.links import parse_rate, rate_text
 from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
-from scalewise.whatif.calibrate import EAGER
-from scalewise.whatif.collbench import calibrate_with_collectives
+from scalewise.whatif.calibrate.pingpong import EAGER
+from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.compare import against_measured, compare
-from scalewise.whatif.network import Shaping
+from scalewise.whatif.calibrate.measure import cluster_shaping
 
 ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], "ocean": ["--size", "small"],
         "amr": ["--size", "small"]}
@@ -70,7 +70,7 @@ def main() -> int:
                     c = cluster_up(2, parse_rate(rate))
                     on_nodes = pair_launcher(c, flavour, "whatif_self")
                     cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
-                                                     shaping=Shaping(**link_shaping(c.rate_bits)), launcher=on_nodes,
+                                                     shaping=cluster_shaping(c), launcher=on_nodes,
                                                      measure_duplex=True)
                     s = cal.network.shaping
                     o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())

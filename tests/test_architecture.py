@@ -2,8 +2,9 @@
 
 Every import counts, at module level or inside a function: the graph they
 make must have no cycle, no module may import the package's public face
-(``from scalewise import ...``), and no layer may import a layer above it or
-beside it.  The layers are read from the ``layers`` block of
+(``from scalewise import ...``), no layer may import a layer above it or
+beside it, and nothing but the command line itself (bench included) imports
+``scalewise.cli``.  The layers are read from the ``layers`` block of
 docs/architecture.md, the one place they are written down.
 """
 
@@ -148,6 +149,27 @@ def test_every_layer_of_the_doc_exists():
     assert [p for p in named if p not in modules] == []
 
 
+def cli_importers(src: Path, package: str, scripts: list[Path]) -> list[str]:
+    """Modules outside ``<package>.cli``, and scripts (bench), that import the command line: it only parses,
+    calls the package and prints, so nothing is built on it."""
+    cli = f"{package}.cli"
+    out = []
+    files = [(name, path) for name, path in module_files(src, package).items()
+             if name != cli and not name.startswith(cli + ".")]
+    for name, path in files + [(str(s), s) for s in scripts]:
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(n == cli or n.startswith(cli + ".") for n in names):
+                out.append(f"{name}:{node.lineno}")
+    return out
+
+
+def test_nothing_but_the_cli_imports_the_cli():
+    scripts = sorted((ROOT / "bench").glob("*.py")) + sorted((ROOT / "scripts").rglob("*.py"))
+    assert cli_importers(ROOT / "src", PACKAGE, scripts) == []
+
+
 # -- the checker itself, on planted packages ----------------------------------------
 
 PLANTED_LAYERS = """
@@ -195,6 +217,13 @@ def test_checker_sees_upward_and_sideways_imports(tmp_path):
     assert found == ["pkg.base.a imports pkg.top.t, a higher layer",
                      "pkg.left.x imports pkg.right.y, a layer beside its own",
                      "pkg.stray is in no layer of docs/architecture.md"]
+
+
+def test_checker_sees_the_cli_imported_from_outside(tmp_path):
+    src = _plant(tmp_path, {"pkg/cli/main.py": "", "pkg/cli/sub.py": "from pkg.cli import main\n",
+                            "pkg/base/a.py": "def f():\n    from pkg.cli.main import x\n",
+                            "bench.py": "import pkg.cli.sub\n"})
+    assert cli_importers(src, "pkg", [src / "bench.py"]) == ["pkg.base.a:2", f"{src / 'bench.py'}:1"]
 
 
 def test_checker_sees_the_package_face_imported(tmp_path):

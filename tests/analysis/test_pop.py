@@ -6,10 +6,10 @@ import math
 
 import pytest
 
+from scalewise.analysis.bound import bound_kind
 from scalewise.analysis.run.findings import analyse
-from scalewise.analysis.run.pop import NO_TRACE, pop_metrics, pop_rows, with_ideal_runtime
+from scalewise.analysis.run.pop_metrics import NO_TRACE, pop_metrics, pop_rows, with_ideal_runtime
 from scalewise.analysis.run.rows import run_metrics
-from scalewise.analysis.study.profile_findings import bound_kind
 
 
 def test_the_worked_example_of_the_docs(make_profile):

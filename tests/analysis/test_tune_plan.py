@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scalewise.analysis.run.dominant import P2P, dominant_targets
 from scalewise.campaign.expand import expand
 from scalewise.campaign.study import load_study
-from scalewise.campaign.tune import TuneSource, confirmation_study, held_out_study, plan_study, settings_file, write_study
-from scalewise.campaign.tune_choices import OPENMPI_ALGORITHMS
 from scalewise.cli.main import cli
 from scalewise.errors import ScalewiseError
+from scalewise.tune.choices import OPENMPI_ALGORITHMS
+from scalewise.tune.plan import TuneSource, confirmation_study, held_out_study, plan_study, settings_file, write_study
+from scalewise.tune.targets import P2P, dominant_targets
 
 
 def _profile(build_profile, nranks=4):

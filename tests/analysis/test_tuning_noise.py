@@ -1,4 +1,4 @@
-"""The one statistics module (analysis/stats.py) and the B3 table and tune's stages (analysis/study/tuning.py).
+"""The one statistics module (analysis/stats.py) and the B3 table and tune's stages (analysis/study/tuning.py, tune/decision.py).
 
 Exact properties on hand-made numbers (the counting of the rank test, the
 interval read off the pairwise ratios), and every statistical claim as a rate
@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from scalewise.analysis import stats
-from scalewise.analysis.study.tuning import best_sets, confirm, held_out, screen, tuning_table
+from scalewise.analysis.study.tuning import best_sets, tuning_table
+from scalewise.tune.decision import confirm, held_out, screen
 
 SEEDS = 4000
 

@@ -10,8 +10,8 @@ import re
 
 from click.testing import CliRunner
 
-from scalewise.campaign.connmem import SETUPS, run_probe
 from scalewise.cli.main import cli
+from scalewise.memory.measure import SETUPS, run_probe
 
 
 def _sockets(frame):

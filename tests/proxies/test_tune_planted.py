@@ -12,7 +12,7 @@ What is asserted is that effect, found by tune, with a margin; whether the
 other, unplanted algorithms differ here is not asserted (on a loaded machine
 Open MPI's ring at 2 ranks was 11% to 2x slower than its default, on a quiet
 one about equal).  The rate at which tune calls an equal set "better" is a
-simulated rate over many seeds (tests/analysis/test_tune_procedure.py).
+simulated rate over many seeds (tests/tune/test_tune_procedure.py).
 """
 from __future__ import annotations
 

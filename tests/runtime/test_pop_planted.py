@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import scalewise
-from scalewise.analysis.run.pop import pop_metrics
-from scalewise.whatif.pop import traced_pop
-from scalewise.whatif.traceformat import read_trace
+from scalewise.analysis.run.pop_metrics import pop_metrics
+from scalewise.logfile.tracefile import read_trace
+from scalewise.whatif.traced_pop import traced_pop
 
 NRANKS = 2
 # Every wake from a sleep may wait for a core on a loaded machine, and that

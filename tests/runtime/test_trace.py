@@ -16,8 +16,8 @@ from support import mpijob
 import scalewise
 
 from scalewise import whatif
+from scalewise.logfile.tracefile import read_trace
 from scalewise.whatif.trace import Kind
-from scalewise.whatif.traceformat import read_trace
 
 NRANKS = 4
 S, R, IS, IR, W, C = Kind.SEND, Kind.RECV, Kind.ISEND, Kind.IRECV, Kind.WAIT, Kind.COLLECTIVE

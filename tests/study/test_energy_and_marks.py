@@ -201,8 +201,8 @@ def test_a_wall_that_is_mostly_launch_is_said(planted):
 
 
 def test_tune_says_when_its_walls_are_mostly_launch(tmp_path):
-    from scalewise.campaign.tune import TuneSource
-    from scalewise.campaign.tune_run import launch_share
+    from scalewise.tune.plan import TuneSource
+    from scalewise.tune.rounds import launch_share
 
     def source(fom):
         return TuneSource("x.swlog", halo_profile(2, 0.12, 0.015, 0.015), "openmpi", {"command": ["./a"], "fom": fom},

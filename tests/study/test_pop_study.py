@@ -21,7 +21,7 @@ from study_synth import Planted, halo_profile
 
 import scalewise
 from scalewise.analysis.study.findings import analyse_study
-from scalewise.analysis.study.pop import POP_ROWS
+from scalewise.analysis.study.pop_table import POP_ROWS
 from scalewise.cli.main import cli
 from scalewise.report.style import efficiency_colour
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scalewise import whatif
-from scalewise.whatif.calibrate import SIZES, calibration_doubts, fit, measure_overheads, payload_share
+from scalewise.whatif.calibrate.pingpong import SIZES, calibration_doubts, fit, measure_overheads, payload_share
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 

@@ -14,8 +14,8 @@ import yaml
 
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
-from scalewise.whatif.calibrate import write_network
-from scalewise.whatif.collbench import measure_collectives
+from scalewise.whatif.calibrate.collbench import measure_collectives
+from scalewise.whatif.calibrate.pingpong import write_network
 
 SCALEWISE = Path(sys.executable).parent / "scalewise"
 SIZES = (8, 65536)

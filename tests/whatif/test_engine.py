@@ -9,7 +9,7 @@ import pytest
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.trace import Call as C
-from scalewise.whatif.traceformat import image_of
+from scalewise.logfile.tracefile import image_of
 
 from whatif_nets import loggp
 from whatif_reference import reference_replay

@@ -8,7 +8,7 @@ import pytest
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.trace import COLUMNS
-from scalewise.whatif.traceformat import read_trace, write_trace
+from scalewise.logfile.tracefile import read_trace, write_trace
 from support.traces import halo_allreduce, random_trace
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from scalewise import whatif
 from scalewise.logfile.layout import MAGIC as LOG_MAGIC
-from scalewise.whatif.calibrate import write_network
+from scalewise.whatif.calibrate.pingpong import write_network
 from scalewise.whatif.trace import Call as C
 
 SCALEWISE = Path(sys.executable).parent / "scalewise"

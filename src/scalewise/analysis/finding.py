@@ -32,6 +32,10 @@ class Finding:
         """The runs as one string: the run's name for a one-run finding."""
         return ",".join(self.runs)
 
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON shape of a finding, in every ``--json`` document (docs/json-schema.md)."""
+        return {"kind": self.kind, "text": self.text, "numbers": self.numbers, "runs": list(self.runs)}
+
 
 def in_kind_order(findings: list[Finding]) -> list[Finding]:
     """The findings sorted by kind (stable: each rule lists its findings strongest first)."""

@@ -39,7 +39,7 @@ class LaunchOverhead:
 
 def launch_overhead(walls: list[tuple[float | None, float | None]]) -> LaunchOverhead | None:
     """Launch and teardown over runs given as (launcher wall, application's own wall) pairs, e.g. a
-    run's ``wall`` and its profile's slowest rank wall (``Verdict.app_wall``); None without a pair
+    run's ``wall`` and its profile's slowest rank wall (``RunEvaluation.app_wall``); None without a pair
     that has both.  ``warn`` when the median share is above a third (LAUNCH_OVERHEAD_WARN)."""
     pairs = [(w, a) for w, a in walls if w is not None and a is not None and w > 0]
     if not pairs:

@@ -51,7 +51,7 @@ def result_lines(text: str) -> list[dict[str, str]]:
 
 
 @dataclass
-class Verdict:
+class RunEvaluation:
     status: str
     reason: str | None = None
     world_size: int | None = None
@@ -143,12 +143,12 @@ def _from_profile(path: Path) -> tuple[int | None, list[str] | None, float | Non
 
 
 def judge(outcome: Outcome, asked: int, spec: Fom, stdout: str, profile_path: Path | None,
-          probe_dir: Path | None, stderr: str = "") -> Verdict:
+          probe_dir: Path | None, stderr: str = "") -> RunEvaluation:
     """The verdict on one launch (see the module docstring for the rules)."""
     results = result_lines(stdout)
     world, hosts, app_wall, world_problem = _world(asked, profile_path, probe_dir)
     value, name, unit, hib, fom_problem = read_fom(spec, stdout, results, outcome.wall, app_wall)
-    verdict = Verdict("ok", None, world, hosts or outcome.hosts, value, name, unit, hib, app_wall)
+    verdict = RunEvaluation("ok", None, world, hosts or outcome.hosts, value, name, unit, hib, app_wall)
     if outcome.timed_out:
         verdict.status, verdict.reason = "timeout", outcome.reason or "timed out"
     elif outcome.lost_nodes:

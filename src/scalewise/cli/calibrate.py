@@ -6,14 +6,9 @@ from pathlib import Path
 
 import click
 
-from scalewise.cluster.emulated import require_cluster
-from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import link_shaping
-from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import FLAVOURS
-from scalewise.whatif.calibrate import EAGER, STATISTICS, write_network
-from scalewise.whatif.collbench import COLLECTIVES, SIZES, calibrate_with_collectives, parse_collectives, parse_sizes
-from scalewise.whatif.network import Shaping
+from scalewise.whatif.calibrate.collbench import COLLECTIVES, SIZES, parse_collectives, parse_sizes
+from scalewise.whatif.calibrate.pingpong import STATISTICS
 
 
 @click.command()
@@ -42,29 +37,12 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
               statistic: str, colls: str, coll_sizes: str, ranks: int, name: str | None, output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts;
     then a few collectives timed and set beside their replay on that network."""
-    host_list = [h.strip() for h in hosts.split(",")] if hosts else None
-    if host_list is not None and (len(host_list) != 2 or not all(host_list)):
-        raise ScalewiseError(f"--hosts: expected two host names separated by a comma, got '{hosts}'")
-    if host_list and on_cluster:
-        raise ScalewiseError("--hosts and --cluster: give one of them")
-    if output.suffix not in (".yaml", ".yml"):
-        raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
-    names, sizes = parse_collectives(colls), parse_sizes(coll_sizes)
-    if ranks != 2 and (host_list or on_cluster):
-        raise ScalewiseError("--ranks: more than 2 ranks only on this host (with --hosts or --cluster: one per host)")
-    launcher, shaping = None, None
-    if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
-        c = require_cluster()
-        launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
-        shaping = Shaping(**link_shaping(c.rate_bits))
-    limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
-    where = f"between {' and '.join(host_list)}" if host_list else "on this host"
-    cal = calibrate_with_collectives(
-        flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
-        f"{statistic} half round trips", hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
-        statistic=statistic, names=names, sizes=sizes, ranks=ranks)
+    from scalewise.whatif.calibrate.measure import calibrate as measure
+
+    cal = measure(flavour, output, hosts=hosts, on_cluster=on_cluster, eager_limit=eager_limit, reps=reps,
+                  statistic=statistic, names=parse_collectives(colls), sizes=parse_sizes(coll_sizes), ranks=ranks,
+                  name=name)
     net = cal.network
-    write_network(net, output)
     _print_points(cal, statistic)
     if net.collectives:
         _print_collectives(net, flavour, statistic)
@@ -76,7 +54,7 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
 def _print_points(cal, statistic: str) -> None:
     from rich.console import Console
 
-    from scalewise.report.whatif.calibration import points_table, shaping_sentence
+    from scalewise.whatif.calibrate.report import points_table, shaping_sentence
 
     Console().print(points_table(cal, statistic))
     if cal.network.shaping:
@@ -86,7 +64,7 @@ def _print_points(cal, statistic: str) -> None:
 def _print_collectives(net, library: str, statistic: str) -> None:
     from scalewise.cli.output import console
 
-    from scalewise.report.whatif.calibration import bound_sentence, collectives_table
+    from scalewise.whatif.calibrate.report import bound_sentence, collectives_table
 
     console().print(collectives_table(net, library, statistic))
     click.echo(bound_sentence(net))

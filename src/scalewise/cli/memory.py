@@ -57,32 +57,21 @@ def _assumed(node_memory: str, ranks_per_node: int, nodes_text: str, app_peers: 
 def memory(mpis, ranks, peers, repeats, settings, node_memory, ranks_per_node, nodes_text, app_peers, output,
            emulated_nodes, as_json, workdir) -> None:
     """Measure MPI's memory per connected peer (eager vs on-demand set-up) and project it to a target machine."""
-    from scalewise.analysis.memory import Target, analyse_memory, fits_table, parse_nodes, parse_size
-    from scalewise.campaign.connmem import kernel_bytes_per_tcp_socket, measure, parse_setting
+    from scalewise.memory.analysis import MachineTarget, parse_nodes, parse_size
+    from scalewise.memory.measure import measure_memory
 
-    target = Target(parse_size(node_memory, "--node-memory"), ranks_per_node, parse_nodes(nodes_text), app_peers,
-                    _assumed(node_memory, ranks_per_node, nodes_text, app_peers))
-    extra = [parse_setting(s) for s in settings]
+    target = MachineTarget(parse_size(node_memory, "--node-memory"), ranks_per_node, parse_nodes(nodes_text),
+                           app_peers, _assumed(node_memory, ranks_per_node, nodes_text, app_peers))
     say = None if as_json else (lambda line: click.echo(f"  {line}", err=True))
-    readings = measure(_list(mpis, "--mpi"), _ints(ranks, "--ranks"), _list(peers, "--peers"), repeats, extra,
-                       workdir, say, emulated_nodes)
-    a = analyse_memory(readings, target, kernel_bytes_per_tcp_socket())
-    if output:
-        from scalewise.report.memory.html import write_memory_page
-        write_memory_page(a, output)
+    a = measure_memory(_list(mpis, "--mpi"), _ints(ranks, "--ranks"), _list(peers, "--peers"), repeats,
+                       list(settings), target, workdir, say, emulated_nodes, output)
     if as_json:
-        out = {"hosts": sorted(readings["host"].unique()), "assumed": list(target.assumed),
-               "fits": fits_table(a.fits).to_dict("records"), "projection": a.projection.to_dict("records"),
-               "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers} for f in a.findings]}
-        echo_json(out)
+        echo_json(a.to_json_dict())
         return
-    from scalewise.report.memory.html import fits_rows
-    rows = fits_rows(a)
-    cols = ["mpi", "setup", "fixed", "per_peer", "per_peer_noise", "per_rank_in_job", "kernel_per_peer", "points"]
-    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
-    click.echo("  ".join(c.ljust(widths[c]) for c in cols))
-    for r in rows:
-        click.echo("  ".join(r[c].ljust(widths[c]) for c in cols))
+    from scalewise.memory.terminal import fits_lines
+
+    for line in fits_lines(a):
+        click.echo(line)
     for f in a.findings:
         click.echo(f"- {f.text}")
     if target.assumed:

@@ -9,20 +9,8 @@ import click
 from scalewise.analysis.run.findings import analyse
 from scalewise.cli.output import echo_json, json_option, say
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.reader import read_profile
+from scalewise.logfile.reader import load_log
 from scalewise.report.run.terminal import print_summary
-
-
-def load_log(path: Path):
-    """Read a log, turning the usual file-system mistakes into one-line errors."""
-    if not path.exists():
-        raise ScalewiseError(f"{path}: no such file")
-    if path.is_dir():
-        raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
-    try:
-        return read_profile(path)
-    except OSError as exc:
-        raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 @click.command()

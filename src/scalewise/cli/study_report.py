@@ -7,9 +7,6 @@ import time
 import click
 
 from scalewise.analysis.study.energy import DEFAULT_PRICE_PER_KWH, DEFAULT_WATTS_PER_NODE
-from scalewise.analysis.study.findings import analyse_study
-from scalewise.analysis.study.scaling import parse_base
-from scalewise.campaign.results import locate_results, read_results
 from scalewise.cli.output import echo_json, json_option, say
 from scalewise.formatting import plural
 
@@ -43,19 +40,15 @@ def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: st
     """Write the study report: set-up, performance per setting, scalability, the profile across scale,
     comparisons and the summary of findings.  FILE_OR_DB is a study file, its output folder or results.sqlite."""
     # matplotlib is imported here, not at start-up, so other commands and --help stay quick.
+    from scalewise.campaign.analyse import analyse_results
     from scalewise.report.study.html import write_study_html
     from scalewise.report.study.tables import write_tables
 
     started = time.monotonic()
-    found = locate_results(source)  # a study file is parsed once, here
-    study = read_results(found, include_stale=include_stale)
-    declared = parse_base(base) or found.declared_base
-    file_watts, file_price = found.declared_power  # the command line wins over the study file
-    watts_per_node = watts_per_node if watts_per_node is not None else file_watts
-    price_per_kwh = next((p for p in (price_per_kwh, file_price) if p is not None), DEFAULT_PRICE_PER_KWH)
-    analysis = analyse_study(study, base=declared or None, metric=metric, watts_per_node=watts_per_node,
-                             price_per_kwh=price_per_kwh, scaling_mode=found.scaling_mode(study),
-                             include_oversubscribed=include_oversubscribed)
+    analysis = analyse_results(source, base=base, metric=metric, watts_per_node=watts_per_node,
+                               price_per_kwh=price_per_kwh, include_oversubscribed=include_oversubscribed,
+                               include_stale=include_stale)
+    study = analysis.study
     output = output or (None if as_json else "study.html")  # --json alone writes no page
     page = write_study_html(output, analysis) if output else None
     for directory, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
@@ -63,17 +56,8 @@ def report(source: str, output: str | None, csv_dir: str | None, parquet_dir: st
             written = write_tables(analysis, directory, fmt)
             say(f"tables: {plural(len(written), fmt + ' file')} in {directory}", as_json)
     if as_json:
-        echo_json(_json_view(study.name, analysis))
+        echo_json(analysis.to_json_dict())
     done = f"report: {page} " if page else ""
     say(f"{study.name}: {plural(len(study.runs), 'run')}, {plural(len(analysis.findings), 'finding')}; "
         f"{done}({time.monotonic() - started:.1f} s)", as_json)
-
-
-def _json_view(name: str, analysis) -> dict:
-    """The study's findings with their numbers, and the tables ``--csv`` writes, as records."""
-    return {"name": name, "metric": analysis.metric, "base": analysis.base, "swept": analysis.swept,
-            "findings": [{"kind": f.kind, "text": f.text, "numbers": f.numbers, "runs": list(f.runs)}
-                         for f in analysis.findings],
-            "tables": {stem: table.to_dict("records") for stem, table in analysis.tables().items()
-                       if stem != "findings"}}
 

@@ -63,3 +63,20 @@ def parse_meta(raw: bytes) -> dict[str, Any]:
         more = f" and {exc.error_count() - 1} more" if exc.error_count() > 1 else ""
         raise ValueError(f"{where + ': ' if where else ''}{first['msg']}{more}") from None
     return meta.model_dump(exclude_unset=True)
+
+
+def mpi_library_name(meta: dict[str, Any]) -> str:
+    """The MPI library a log names, on one line: MPICH's version string runs on with its whole configure line."""
+    return (str(meta.get("mpi_library") or "unknown").strip().splitlines() or ["unknown"])[0]
+
+
+def mpi_flavour(meta: dict[str, Any]) -> str | None:
+    """Which MPI a profile used, ``openmpi`` or ``mpich``, from the library string its log records;
+    None when the string names neither (or is missing).  The one rule: tune, the what-if and the
+    run report all read it here."""
+    library = str(meta.get("mpi_library") or "").lower()
+    if "open mpi" in library:
+        return "openmpi"
+    if "mpich" in library:
+        return "mpich"
+    return None

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scalewise.errors import LogFormatError
+from scalewise.errors import LogFormatError, ScalewiseError
 from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.mpit import parse_mpit
@@ -330,3 +330,15 @@ def read_profile(path) -> Profile:
     mpit, pvars = _mpit(r, order, secs, present)
     return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
                    **timeline)
+
+
+def load_log(path: Path) -> Profile:
+    """:func:`read_profile` for a path a user gave: the usual file-system mistakes as one-line errors."""
+    if not path.exists():
+        raise ScalewiseError(f"{path}: no such file")
+    if path.is_dir():
+        raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
+    try:
+        return read_profile(path)
+    except OSError as exc:
+        raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc

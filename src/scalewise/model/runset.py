@@ -45,7 +45,7 @@ PROFILE_METRICS = [
     "bytes",  # p2p + collective + one-sided: what the job put on the wire
     "bytes_per_rank",  # mean over ranks present
     "bytes_per_rank_max",
-    # POP efficiencies (analysis/run/pop.py, docs/pop.md); useful time is compute time.
+    # POP efficiencies (analysis/run/pop_metrics.py, docs/pop.md); useful time is compute time.
     "runtime",  # the longest profiled span of any rank
     "useful_max",  # the busiest rank's compute time
     "load_balance",  # mean compute time / largest compute time, 1 = balanced

@@ -6,10 +6,10 @@
     pred.wall_time, pred.ranks, pred.functions
 """
 
+from scalewise.logfile.tracefile import read_trace, write_trace
 from scalewise.whatif.api import Prediction, replay
 from scalewise.whatif.network import Network, Shaping, load_network, network, presets
 from scalewise.whatif.trace import Call, Kind, Trace, from_calls, sendrecv
-from scalewise.whatif.traceformat import read_trace, write_trace
 
 __all__ = ["Call", "Kind", "Network", "Prediction", "Shaping", "Trace", "from_calls", "load_network", "network",
            "presets", "read_trace", "replay", "sendrecv", "write_trace"]

@@ -11,7 +11,7 @@ from scalewise.errors import ScalewiseError
 from scalewise.whatif import engine, templates
 from scalewise.whatif.network import Network, network
 from scalewise.whatif.trace import Trace, category
-from scalewise.whatif.traceformat import image_of
+from scalewise.logfile.tracefile import image_of
 
 
 @dataclass

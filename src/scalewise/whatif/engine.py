@@ -18,6 +18,7 @@ import numpy as np
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import build_dir
+from scalewise.logfile.tracefile import Directory
 from scalewise.whatif.network import Network
 
 # Event kinds (enum sw_kind), as the trace's kind column.
@@ -56,16 +57,6 @@ SIGNATURE = np.dtype([("func", np.int64), ("comm", np.int64), ("bytes", np.int64
                       ("flags", np.int64), ("vinst", np.int64)])
 VCALL = np.dtype([("rank", np.int64), ("comm", np.int64), ("vinst", np.int64), ("func", np.int64),
                   ("bytes", np.int64)])
-
-
-@dataclass
-class Directory:
-    """Where each rank's block sits in a trace file's image (traceformat reads the block headers)."""
-
-    payload: np.ndarray  # offset of the compressed payload
-    payload_len: np.ndarray
-    nevents: np.ndarray
-    nwait: np.ndarray
 
 
 @dataclass

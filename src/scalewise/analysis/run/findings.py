@@ -15,9 +15,10 @@ from typing import Any
 
 import pandas as pd
 
+from scalewise.analysis.bound import bound_kind
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
-from scalewise.analysis.run.pop import PopMetrics, pop_metrics
+from scalewise.analysis.run.pop_metrics import PopMetrics, pop_metrics
 from scalewise.analysis.run.setup import RunSetup, run_setup
 from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
@@ -30,10 +31,6 @@ from scalewise.formatting import short_pct as _pct
 from scalewise.jsonsafe import json_safe
 from scalewise.model.profile import Profile
 
-# MPI share of wall time below which a run is called compute-bound, and at or
-# above which it is called communication-bound; in between it is "mixed".
-COMPUTE_BOUND_BELOW = 0.30
-COMM_BOUND_FROM = 0.50
 # A function is "dominant" from this share of MPI time (the first one always is).
 DOMINANT_PCT_MPI = 25.0
 # Imbalance worth reporting: slowest rank this much above the mean, or this CV.
@@ -62,7 +59,7 @@ class RunAnalysis:
     timeline: Timeline | None = None
     phases: pd.DataFrame = field(default_factory=pd.DataFrame)
     phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
-    pop: PopMetrics | None = None  # POP efficiencies (analysis/run/pop.py)
+    pop: PopMetrics | None = None  # POP efficiencies (analysis/run/pop_metrics.py)
     setup: RunSetup | None = None  # cores, ranks per node, oversubscribed, contended (format 1.3 logs)
     notes: list[Finding] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -99,17 +96,13 @@ class RunAnalysis:
             "phase_functions": _records(self.phase_functions),
             "pop": self.pop.to_json_dict() if self.pop is not None else None,
             "setup": self.setup.to_json_dict() if self.setup is not None else None,
-            "notes": [_finding_json(f) for f in self.notes],
-            "findings": [_finding_json(f) for f in self.findings],
+            "notes": [f.to_json() for f in self.notes],
+            "findings": [f.to_json() for f in self.findings],
         })
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return df.to_dict(orient="records")
-
-
-def _finding_json(f: Finding) -> dict[str, Any]:
-    return {"kind": f.kind, "text": f.text, "numbers": f.numbers, "run": f.run}
 
 
 def run_name(profile: Profile) -> str:
@@ -156,12 +149,7 @@ def _bound(a: RunAnalysis) -> Finding | None:
     if math.isnan(share):
         return None
     pct = 100 * share
-    if share < COMPUTE_BOUND_BELOW:
-        kind = "compute-bound"
-    elif share < COMM_BOUND_FROM:
-        kind = "mixed compute and communication"
-    else:
-        kind = "communication-bound"
+    kind = bound_kind(share)  # one rule with the study's (analysis/bound.py)
     return Finding("bound", f"The run is {kind}: MPI takes {_pct(pct)} of wall time, compute {_pct(100 - pct)}."
                    + _caveat(a), {"mpi_pct": pct, "compute_pct": 100 - pct, "caveat": _caveat(a) or None}, (a.run,))
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from scalewise.analysis.run.breakdown import function_table, time_breakdown
-from scalewise.analysis.run.pop import pop_metrics
+from scalewise.analysis.run.pop_metrics import pop_metrics
 from scalewise.analysis.run.sizes import size_distribution
 from scalewise.analysis.run.volume import data_volume
 from scalewise.model.profile import Profile

@@ -12,7 +12,7 @@ import pandas as pd
 from scalewise.analysis import stats
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.study import noise, scaling
-from scalewise.analysis.study.results import StudyAnalysis, at, ids
+from scalewise.analysis.study.study_analysis import StudyAnalysis, at, ids
 from scalewise.formatting import num
 
 

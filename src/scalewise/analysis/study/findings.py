@@ -18,12 +18,12 @@ from scalewise.analysis.run.findings import IMBALANCE_MAX_OVER_MEAN
 from scalewise.analysis.study import compare, energy, noise, scaling
 from scalewise.analysis.study.comparison_findings import COMPARISON_RULES
 from scalewise.analysis.study.noise import MIN_REPS
-from scalewise.analysis.study.pop import pop_table
+from scalewise.analysis.study.pop_table import pop_table
 from scalewise.analysis.study.profile import comm_share, function_scaling, growth, profile_scaling, top_functions
 from scalewise.analysis.study.profile_findings import PROFILE_RULES
-from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
 from scalewise.analysis.study.setup import axes_rows, setup_rows
+from scalewise.analysis.study.study_analysis import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.tuning import tuning_table
 from scalewise.model.runset import StudyResults
 

@@ -7,7 +7,7 @@ Each configuration's profile numbers are taken over its successful profiled
 runs: the median for run-level metrics (MPI share, MPI time per rank, bytes),
 the mean over repetitions for per-function and per-size numbers (a function
 absent from one repetition counts as zero there, so the mean stays honest),
-and the POP efficiencies of the representative run (``analysis.study.pop``).
+and the POP efficiencies of the representative run (``analysis.study.pop_table``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scalewise.analysis.study.pop import RUN_POP, representative
+from scalewise.analysis.study.pop_table import RUN_POP, representative
 from scalewise.analysis.study.scaling import SCALE_AXES, Scale, config_keys, settings_label
 from scalewise.formatting import human_bytes
 from scalewise.model.runset import RunSet

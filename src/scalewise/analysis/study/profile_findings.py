@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from scalewise.analysis.bound import bound_kind
 from scalewise.analysis.finding import Finding
-from scalewise.analysis.run.findings import COMM_BOUND_FROM, COMPUTE_BOUND_BELOW, DOMINANT_PCT_MPI
+from scalewise.analysis.run.findings import DOMINANT_PCT_MPI
 from scalewise.analysis.study.noise import MIN_REPS
-from scalewise.analysis.study.results import StudyAnalysis, at, ids, trusted
 from scalewise.analysis.study.scaling import settings_label
+from scalewise.analysis.study.study_analysis import StudyAnalysis, at, ids, trusted
 from scalewise.formatting import human_bytes, seconds
 
 # A function's time per rank growing by at least this factor over the scales is reported (P7).
@@ -54,21 +55,6 @@ def mpi_share(a: StudyAnalysis) -> list[Finding]:
                                                     "first_scale": first[a.scale.axis],
                                                     "last_scale": last[a.scale.axis]}, ids(*g["run_ids"])))
     return out
-
-
-def bound_kind(share: float, imbalance: float, transfer: float) -> str:
-    """What bounds a run: its MPI share, and when MPI is large, whether the ranks mostly wait for the slowest one.
-
-    POP splits the time lost in MPI into load imbalance (the ranks waiting for
-    the slowest rank: (largest - mean compute) / run time) and transfer (what
-    even the slowest rank spends in MPI).  When imbalance is the larger part,
-    moving data faster would not help: the run is imbalance-bound.
-    """
-    if share < COMPUTE_BOUND_BELOW:
-        return "compute-bound"
-    if imbalance == imbalance and imbalance >= transfer:  # NaN-safe: no profile split, no imbalance claim
-        return "imbalance-bound" if share >= COMM_BOUND_FROM else "between compute- and imbalance-bound"
-    return "communication-bound" if share >= COMM_BOUND_FROM else "between compute- and communication-bound"
 
 
 def bound(a: StudyAnalysis) -> list[Finding]:

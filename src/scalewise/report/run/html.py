@@ -11,7 +11,7 @@ from pathlib import Path
 
 from scalewise._version import __version__
 from scalewise.analysis.run.findings import RunAnalysis
-from scalewise.analysis.run.pop import pop_rows
+from scalewise.analysis.run.pop_metrics import pop_rows
 from scalewise.formatting import pct, seconds
 from scalewise.model.profile import Profile
 from scalewise.report.figure import DrawnFigure, draw_figures

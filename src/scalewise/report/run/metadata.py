@@ -6,6 +6,7 @@ import shlex
 
 from scalewise.analysis.run.setup import NodeSetup, run_setup
 from scalewise.formatting import human_bytes, plural, seconds, when
+from scalewise.logfile.meta import mpi_library_name
 from scalewise.model.profile import Profile
 
 
@@ -101,8 +102,7 @@ def run_metadata(profile: Profile) -> list[tuple[str, str]]:
                                          else f" ({len(profile.ranks):,} recorded)")),
         ("hosts", f"{len(hosts):,}: {shown}" if hosts else "unknown"),
         *_setup(profile),
-        # MPICH's version string runs on with its whole configure line: its first line names it.
-        ("MPI library", (str(profile.meta.get("mpi_library") or "unknown").strip().splitlines() or ["unknown"])[0]),
+        ("MPI library", mpi_library_name(profile.meta)),
         *[(label, str(profile.meta[key])) for key, label in (("mpi_version", "MPI standard"),
                                                              ("thread_level", "thread level")) if profile.meta.get(key)],
         *_memory(profile),

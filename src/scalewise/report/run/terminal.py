@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scalewise.analysis.run.findings import RunAnalysis, analyse
-from scalewise.analysis.run.pop import PopMetrics, pop_rows
+from scalewise.analysis.run.pop_metrics import PopMetrics, pop_rows
 from scalewise.formatting import count, human_bytes, num, pct, ratio, seconds, terminal_text
 from scalewise.model.profile import Profile
 from scalewise.report.run.metadata import app_name, run_metadata

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from scalewise._version import __version__
 from scalewise.analysis.finding import in_kind_order
-from scalewise.analysis.study.pop import POP_ROWS, STUDY_SPLIT_MISSING, series_tables
+from scalewise.analysis.study.pop_table import POP_ROWS, STUDY_SPLIT_MISSING, series_tables
 from scalewise.analysis.study.ranking import caveats, opening
-from scalewise.analysis.study.results import StudyAnalysis
+from scalewise.analysis.study.study_analysis import StudyAnalysis
 from scalewise.report.figure import DrawnFigure, draw_figures
 from scalewise.report.page import figures_by_section, render, write_page
 from scalewise.report.study.registry import SECTIONS, figures_for, series_keys

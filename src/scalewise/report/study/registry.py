@@ -12,8 +12,8 @@ import dataclasses
 
 import pandas as pd
 
-from scalewise.analysis.study.results import StudyAnalysis
 from scalewise.analysis.study.scaling import SCALE_AXES
+from scalewise.analysis.study.study_analysis import StudyAnalysis
 from scalewise.report.figure import FigureSpec
 from scalewise.report.study import figures as sf
 

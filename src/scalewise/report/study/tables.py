@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scalewise.analysis.study.results import StudyAnalysis
+from scalewise.analysis.study.study_analysis import StudyAnalysis
 from scalewise.errors import ScalewiseError
 
 

@@ -3,7 +3,8 @@
 ``scalewise memory`` runs the probe once per MPI library, connection set-up,
 rank count, peer choice and repetition through the local scheduler (so MPICH
 gets the launchers' support library and oversubscribed runs yield), and
-returns one row per rank.  The fit is ``analysis/memory.py``'s.
+returns one row per rank.  The fit is ``memory/analysis.py``'s; :func:`measure_memory` is the
+whole of `scalewise memory`.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ import pandas as pd
 
 from scalewise.campaign.mpi_settings import BUILTIN_TRANSPORTS, MpiSettings
 from scalewise.campaign.prepare import run_environment
-from scalewise.errors import ScalewiseError
 from scalewise.cluster.scheduler import EmulatedScheduler
+from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job
 from scalewise.launch.local import LocalScheduler
 from scalewise.launch.preload import FLAVOURS, build_dir
+from scalewise.memory.analysis import MachineTarget, MemoryAnalysis, analyse_memory
 
 PEER_CHOICES = ("none", "neighbours", "all")
 _LINE = re.compile(r"^SCALEWISE_CONNMEM (.*)$", re.M)
@@ -213,3 +215,17 @@ def kernel_bytes_per_tcp_socket() -> int | None:
 
 def page_size() -> int:
     return os.sysconf("SC_PAGE_SIZE")
+
+
+def measure_memory(mpis: list[str], ranks: list[int], peers: list[str], repeats: int, settings: list[str],
+                   target: MachineTarget, workdir: Path | None = None, progress: Callable[[str], None] | None = None,
+                   emulated_nodes: int = 1, page: Path | None = None) -> MemoryAnalysis:
+    """`scalewise memory`: every probe run, the fits and the projection to ``target``; the page when asked."""
+    extra = [parse_setting(s) for s in settings]
+    readings = measure(mpis, ranks, peers, repeats, extra, workdir, progress, emulated_nodes)
+    a = analyse_memory(readings, target, kernel_bytes_per_tcp_socket())
+    if page:
+        from scalewise.memory.html import write_memory_page  # matplotlib only when a page is asked for
+
+        write_memory_page(a, page)
+    return a

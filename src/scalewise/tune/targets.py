@@ -28,7 +28,7 @@ _NONBLOCKING = re.compile(r"^MPI_I(?=[a-z])")
 
 
 @dataclass(frozen=True)
-class Target:
+class TuneTarget:
     """One thing worth tuning: a collective (``MPI_Allreduce``) or ``point-to-point``."""
 
     name: str
@@ -61,7 +61,7 @@ def _group(function: str, fclass: str) -> str | None:
     return P2P if fclass in P2P_CLASSES else None
 
 
-def dominant_targets(profile: Profile, min_pct: float = 5.0, top: int = 3) -> list[Target]:
+def dominant_targets(profile: Profile, min_pct: float = 5.0, top: int = 3) -> list[TuneTarget]:
     """The ``top`` collectives or point-to-point groups holding at least ``min_pct`` % of MPI time, busiest first."""
     table = function_table(profile)
     if table.empty:
@@ -82,7 +82,7 @@ def dominant_targets(profile: Profile, min_pct: float = 5.0, top: int = 3) -> li
         movers = part[~part["fclass"].isin(("wait", "test"))]  # calls that carry the bytes
         calls = int(movers["calls"].sum()) or int(part["calls"].sum())
         bins = sizes[sizes["group"] == group].groupby("bin")["count"].sum()
-        out.append(Target(
+        out.append(TuneTarget(
             name=str(group), pct_mpi=pct, time=float(part["time"].sum()), calls=calls,
             mean_bytes=float(movers["bytes"].sum()) / calls if calls else 0.0,
             mode_bin=int(bins.idxmax()) if not bins.empty and bins.max() > 0 else -1,

@@ -2,7 +2,7 @@
 
 1. Screening (``tune.yaml``): the default and one set per choice, each
    changing one thing.  It only *selects*: per target, the set whose median
-   beats the default's by at least 5% (``analysis.study.tuning.screen``).
+   beats the default's by at least 5% (``tune.decision.screen``).
    Its per-set verdicts are one uncorrected comparison each and decide nothing.
 2. Confirmation (``confirm.yaml``): the default, the picks and, with two or
    more, all of them at once (``combined``), on fresh runs in a shuffled order
@@ -25,14 +25,14 @@ from pathlib import Path
 import pandas as pd
 
 from scalewise.analysis.overhead import LaunchOverhead, launch_overhead
-
 from scalewise.analysis.study.scaling import config_keys, performance
-from scalewise.analysis.study.tuning import procedure, tuning_table
+from scalewise.analysis.study.tuning import tuning_table
 from scalewise.campaign.progress import Reporter
 from scalewise.campaign.results import read_results
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
-from scalewise.campaign.tune import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
+from scalewise.tune.decision import procedure
+from scalewise.tune.plan import (CONFIRM_REPETITIONS, HELD_OUT_REPETITIONS, TunePlan, TuneSource,
                                      confirmation_study, held_out_study, settings_file, write_study)
 
 STUDY_FILE = "tune.yaml"

@@ -10,8 +10,8 @@ from rich import box
 from rich.table import Table
 
 from scalewise.formatting import human_bytes, seconds
-from scalewise.whatif.collbench import BOUND, off_bound
-from scalewise.whatif.calibrate import Calibration
+from scalewise.whatif.calibrate.collbench import BOUND, off_bound
+from scalewise.whatif.calibrate.pingpong import Calibration
 from scalewise.whatif.network import MeasuredCollective, Network, Shaping
 
 

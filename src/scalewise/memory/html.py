@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from scalewise._version import __version__
-from scalewise.analysis.memory import NOISE_SIGMAS, MemoryAnalysis, fits_table
 from scalewise.formatting import human_bytes
+from scalewise.memory.analysis import NOISE_SIGMAS, MemoryAnalysis, fits_table
+from scalewise.memory.registry import FIGURES, SECTIONS
 from scalewise.report.figure import draw_figures
-from scalewise.report.memory.registry import FIGURES, SECTIONS
 from scalewise.report.page import figures_by_section, render, write_page
 
 _BYTE_COLUMNS = ("fixed", "per_peer", "per_peer_noise", "per_rank_in_job", "kernel_per_peer", "residual_sd")

@@ -5,7 +5,7 @@ resampled from real spreads (each repetition's value over its configuration's
 median, ``tests/study/data/measured_spreads.json``), and hands the three
 rounds to :func:`scalewise.analysis.study.tuning.procedure`, the function
 `scalewise tune` itself decides with.  ``bench/tune_sim.py`` prints the table
-docs/benchmarks.md quotes; ``tests/analysis/test_tune_procedure.py`` asserts it.
+docs/benchmarks.md quotes; ``tests/tune/test_tune_procedure.py`` asserts it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scalewise.analysis.study.tuning import DEFAULT, procedure, tuning_table
+from scalewise.analysis.study.tuning import DEFAULT, tuning_table
+from scalewise.tune.decision import procedure
 
 # The shape of a typical call: an Allreduce with Open MPI's six algorithms and point-to-point with two
 # eager limits (the planted effect, when there is one, is on the first algorithm).

@@ -40,7 +40,7 @@ class StudyAnalysis:
     power_given: bool = False  # the user gave the node power: energy is a finding, not only an assumption
     findings: list[Finding] = field(default_factory=list)
     tuning: pd.DataFrame = field(default_factory=pd.DataFrame)  # B3: each parameter set against the default
-    pop: pd.DataFrame = field(default_factory=pd.DataFrame)  # POP efficiencies per configuration (study/pop.py)
+    pop: pd.DataFrame = field(default_factory=pd.DataFrame)  # POP efficiencies per configuration (study/pop_table.py)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables written by ``--csv`` / ``--parquet``, by file stem."""
@@ -53,6 +53,14 @@ class StudyAnalysis:
                   "findings": f}
         # The repetitions' values ride along for the noise rule; the run IDs name them in a table.
         return {k: v.drop(columns=["values"], errors="ignore") for k, v in tables.items()}
+
+    def to_json_dict(self) -> dict:
+        """``scalewise study report --json``: the findings with their numbers, and the tables ``--csv`` writes,
+        as records (docs/json-schema.md)."""
+        return {"name": self.study.name, "metric": self.metric, "base": self.base, "swept": self.swept,
+                "findings": [f.to_json() for f in self.findings],
+                "tables": {stem: table.to_dict("records") for stem, table in self.tables().items()
+                           if stem != "findings"}}
 
 
 def trusted(a: StudyAnalysis, frame: pd.DataFrame) -> pd.DataFrame:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from scalewise.memory import figures
 from scalewise.report.figure import FigureSpec
-from scalewise.report.memory import figures
 
 SECTIONS = {"memory": "Connection memory"}
 

@@ -58,7 +58,7 @@ STREAM_HELD = 48 * 1024
 
 
 # Turns "the ping-pong's own argv" into the command line and environment that run it on two ranks.
-Launcher = Callable[[list[str]], tuple[list[str], dict[str, str]]]
+PairCommand = Callable[[list[str]], tuple[list[str], dict[str, str]]]
 
 
 def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -100,7 +100,7 @@ def run_proxy(cmd: list[str], env: dict[str, str], what: str,
     return res.stdout
 
 
-def _pingpong(flavour: str, hosts: list[str] | None, launcher: Launcher | None, args: list[str]) -> str:
+def _pingpong(flavour: str, hosts: list[str] | None, launcher: PairCommand | None, args: list[str]) -> str:
     """The ping-pong proxy's output, run with ``args`` on two ranks."""
     exe = built_library(flavour, "proxies/pingpong", "ping-pong proxy")
     cmd, env = (launcher or (lambda argv: launch(flavour, hosts, argv)))([str(exe), *args])
@@ -108,7 +108,7 @@ def _pingpong(flavour: str, hosts: list[str] | None, launcher: Launcher | None, 
 
 
 def measure_both(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
-                 launcher: Launcher | None = None, pause: float = 0.0) -> dict[str, dict[int, float]]:
+                 launcher: PairCommand | None = None, pause: float = 0.0) -> dict[str, dict[int, float]]:
     """Half round trips in seconds per message size, by statistic (``best``, ``median``);
     ``launcher`` (e.g. across emulated nodes) replaces the library's own launch here or on
     ``hosts``; ``pause`` seconds of rest before each round trip (a shaped link's bucket refills)."""
@@ -122,12 +122,12 @@ def measure_both(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps
 
 
 def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
-            launcher: Launcher | None = None, statistic: str = "best", pause: float = 0.0) -> dict[int, float]:
+            launcher: PairCommand | None = None, statistic: str = "best", pause: float = 0.0) -> dict[int, float]:
     """The fastest (or median) half round trip in seconds per message size (measure_both)."""
     return measure_both(flavour, hosts, sizes, reps, launcher, pause)[statistic]
 
 
-def stream_time(flavour: str, hosts: list[str] | None, launcher: Launcher | None, reps: int, statistic: str,
+def stream_time(flavour: str, hosts: list[str] | None, launcher: PairCommand | None, reps: int, statistic: str,
                 msgs: int, size: int = 8, pause: float = 0.0) -> float:
     """Seconds the slower rank takes for ``msgs`` messages of ``size`` bytes each way, back to back."""
     args = ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs), "--stream-bytes", str(size),
@@ -145,7 +145,7 @@ def stream_msgs(size: int) -> int:
 
 
 def measure_overheads(flavour: str, half_rtt: dict[int, float], hosts: list[str] | None = None, reps: int = 50,
-                      launcher: Launcher | None = None, statistic: str = "best",
+                      launcher: PairCommand | None = None, statistic: str = "best",
                       pause: float = 0.0) -> dict[int, float]:
     """``o`` in seconds at each of STREAM_SIZES (that ``half_rtt``, the ping-pong's, has too).
 
@@ -164,7 +164,7 @@ def measure_overheads(flavour: str, half_rtt: dict[int, float], hosts: list[str]
     return found
 
 
-def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 50, launcher: Launcher | None = None,
+def measure_overhead(flavour: str, hosts: list[str] | None = None, reps: int = 50, launcher: PairCommand | None = None,
                      statistic: str = "best", msgs: int = STREAM) -> float:
     """The CPU time per message ``o``, in seconds, from streams of small messages both ways.
 
@@ -240,7 +240,7 @@ BOTH_WAYS_BYTES = 4 << 20
 HALF_DUPLEX_RATIO = 1.5
 
 
-def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: Launcher | None = None,
+def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
                     pause: float = 0.0, reps: int = 5) -> float:
     """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
     half round trip) a message of that size each way at once takes, in the median exchange: Open
@@ -264,7 +264,7 @@ class Calibration:
 
 
 def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, *,
-                   hosts: list[str] | None = None, launcher: Launcher | None = None,
+                   hosts: list[str] | None = None, launcher: PairCommand | None = None,
                    shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
                    measure_duplex: bool = False) -> Calibration:
     """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
@@ -291,7 +291,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,
-                       hosts: list[str] | None = None, launcher: Launcher | None = None,
+                       hosts: list[str] | None = None, launcher: PairCommand | None = None,
                        shaping: Shaping | None = None, reps: int = 50, statistic: str = "best") -> Network:
     """The fitted network of calibrate_link."""
     return calibrate_link(flavour, eager_limit, name, description, hosts=hosts, launcher=launcher,

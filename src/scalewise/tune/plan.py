@@ -2,34 +2,36 @@
 
 :func:`source_from_log` and :func:`source_from_study` find what to run and
 where (the profiled command, or the largest profiled run of a study) and the
-targets (``analysis/run/dominant.py``); :func:`plan_study` turns the targets
+targets (``tune/targets.py``); :func:`plan_study` turns the targets
 into an ordinary study file (one parameter set per algorithm or threshold,
 each changing one thing from the default) cut to fit the time budget; the
-campaign runner runs it; ``analysis/study/tuning.py`` reads its B3 table
+campaign runner runs it; ``tune/decision.py`` reads its B3 table
 for screening's pick per target; :func:`confirmation_study` and
 :func:`held_out_study` are the fresh rounds that decide
-(``campaign/tune_run.py``), and :func:`settings_file` writes the
+(``tune/rounds.py``), and :func:`settings_file` writes the
 chosen set for the library to read.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from scalewise.analysis.run.dominant import Target, dominant_targets
 from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
 from scalewise.analysis.study.tuning import DEFAULT
 from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
 from scalewise.campaign.results import locate_results, read_results
-from scalewise.campaign.tune_choices import candidate_sets
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import binary_flavour
+from scalewise.logfile.meta import mpi_flavour
 from scalewise.logfile.reader import read_profile
 from scalewise.model.profile import Profile
+from scalewise.tune.choices import candidate_sets
+from scalewise.tune.targets import TuneTarget, dominant_targets
 
 LAUNCH_SECONDS = 1.0  # what starting and ending an MPI job adds to its measured time, about, on one node
 COMBINED = "combined"
@@ -53,19 +55,16 @@ class TuneSource:
     transports: dict = field(default_factory=dict)  # a non-built-in transport's definition
 
     @property
-    def targets(self) -> list[Target]:
+    def targets(self) -> list[TuneTarget]:
         return dominant_targets(self.profile)
 
 
 def _flavour(profile: Profile) -> str:
-    library = str(profile.meta.get("mpi_library") or "")
-    if "Open MPI" in library:
-        return "openmpi"
-    if "MPICH" in library:
-        return "mpich"
+    """The run's MPI: as its log names it, else from what its program is linked against."""
     command = profile.meta.get("command") or []
-    found = binary_flavour(command[0]) if command else None
+    found = mpi_flavour(profile.meta) or (binary_flavour(command[0]) if command else None)
     if found is None:
+        library = str(profile.meta.get("mpi_library") or "")
         raise ScalewiseError(f"{profile.path}: cannot tell which MPI library the run used (mpi_library: "
                              f"{library.splitlines()[0] if library else 'not recorded'})")
     return found
@@ -120,7 +119,7 @@ class TunePlan:
     """The study to run and what was left out of it to fit the budget."""
 
     study: dict
-    targets: list[Target]
+    targets: list[TuneTarget]
     sets: dict[str, dict[str, MpiSettings]]  # per target, the sets kept
     dropped: list[str]  # sets left out for the budget
     runs: int  # screening runs
@@ -234,3 +233,22 @@ def settings_file(mpi: str, settings: MpiSettings | None, note: str) -> str:
         lines.append("# use: set -a; . THIS_FILE; set +a; mpiexec ...")
         lines += [f"{k}={v}" for k, v in sorted({**settings.cvars, **settings.env, **settings.mpich_env}.items())]
     return "\n".join(lines) + "\n"
+
+
+STUDY_SUFFIXES = (".yaml", ".yml")
+
+
+def study_name(command: list[str]) -> str:
+    """``tune-<program>``: the generated study's name and its default folder."""
+    stem = Path(command[0]).name if command else "app"
+    return "tune-" + (re.sub(r"[^A-Za-z0-9_.-]", "-", stem).strip("-.") or "app")
+
+
+def plan_from(source: str | Path, budget_minutes: float, repetitions: int, fom: str = "wall"
+              ) -> tuple[TuneSource, TunePlan]:
+    """The source (a study file, else a profile log compared by ``fom``: ``wall`` or ``result_line``) and its plan."""
+    if Path(source).suffix in STUDY_SUFFIXES:
+        src = source_from_study(source)
+    else:
+        src = source_from_log(source, {"source": "result_line"} if fom == "result_line" else None)
+    return src, plan_study(src, study_name(src.application["command"]), budget_minutes, repetitions)

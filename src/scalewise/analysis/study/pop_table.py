@@ -4,7 +4,7 @@ A configuration's efficiencies are those of one of its runs, the
 representative: the repetition with the median run time (the lower middle one
 for an even count).  So the nesting holds exactly (parallel = load balance x
 communication efficiency) and every number names the run it comes from.  The
-per-run numbers are analysis/run/pop.py's, through the RunSet's frames.
+per-run numbers are analysis/run/pop_metrics.py's, through the RunSet's frames.
 
 Computation scalability compares the useful (compute) time summed over ranks
 with the series' base (the declared base, else its smallest scale):

@@ -9,11 +9,16 @@ measured one.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from scalewise.analysis.run.pop import PopMetrics, pop_metrics, with_ideal_runtime
+from scalewise.analysis.run.pop_metrics import PopMetrics, pop_metrics, with_ideal_runtime
+from scalewise.errors import ScalewiseError
+from scalewise.logfile.meta import mpi_flavour
+from scalewise.logfile.reader import load_log
+from scalewise.logfile.tracefile import find_trace, read_trace
 from scalewise.model.profile import Profile
+from scalewise.model.trace import Trace
 from scalewise.whatif.api import replay
-from scalewise.whatif.trace import Trace
 
 CAPPED = ("the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS), so its replay covers part of the "
           "run only")
@@ -21,7 +26,7 @@ CAPPED = ("the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS), so i
 
 def library_of(profile: Profile) -> str:
     """The collective algorithms to replay with: the library the run used, as its log names it."""
-    return "mpich" if "mpich" in str(profile.meta.get("mpi_library") or "").lower() else "openmpi"
+    return mpi_flavour(profile.meta) or "openmpi"
 
 
 def traced_pop(profile: Profile, trace: Trace, library: str | None = None) -> PopMetrics:
@@ -31,3 +36,12 @@ def traced_pop(profile: Profile, trace: Trace, library: str | None = None) -> Po
         return replace(measured, split_missing=CAPPED)
     [ideal] = replay(trace, "ideal", library=library or library_of(profile))
     return with_ideal_runtime(measured, ideal.wall_time)
+
+
+def traced_pop_of(source: Path, library: str | None = None) -> tuple[Path, Path, PopMetrics]:
+    """`scalewise pop`: the trace ``source`` names, the job log beside it, and the run's POP metrics."""
+    trace = find_trace(source)
+    log = trace.with_suffix(".swlog")
+    if not log.is_file():
+        raise ScalewiseError(f"{trace}: no job log {log.name} beside it (scalewise run --trace writes both)")
+    return trace, log, traced_pop(load_log(log), read_trace(trace), library)

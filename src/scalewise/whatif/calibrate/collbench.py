@@ -20,7 +20,7 @@ from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN, root_env
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.api import replay
-from scalewise.whatif.calibrate import Calibration, Launcher, calibrate_link, launch, pause_args, rest_for, run_proxy
+from scalewise.whatif.calibrate.pingpong import Calibration, PairCommand, calibrate_link, launch, pause_args, rest_for, run_proxy
 from scalewise.whatif.collectives import schedule
 from scalewise.whatif.network import MeasuredCollective, Network, Shaping
 from scalewise.whatif.trace import Call, from_calls
@@ -89,7 +89,7 @@ def _failure(res: subprocess.CompletedProcess) -> str:
 
 def measure_collectives(flavour: str, names: tuple[str, ...] = tuple(COLLECTIVES), sizes: tuple[int, ...] = SIZES,
                         reps: int = 20, hosts: list[str] | None = None, ranks: int = 2,
-                        launcher: Launcher | None = None, pause: float = 0.0) -> list[Timing]:
+                        launcher: PairCommand | None = None, pause: float = 0.0) -> list[Timing]:
     """Collbench's timings of ``names`` (its short names) at ``sizes`` (Barrier once, at 0 B), on the
     ping-pong's ranks: ``launcher`` (e.g. across emulated nodes), else one rank on each of ``hosts``,
     else ``ranks`` ranks here; ``pause`` seconds of rest before each call (a shaped link's bucket
@@ -135,7 +135,7 @@ def off_bound(net: Network, bound: float = BOUND) -> list[MeasuredCollective]:
 
 
 def calibrate_with_collectives(flavour: str, eager_limit: int, name: str, description: str, *,
-                               hosts: list[str] | None = None, launcher: Launcher | None = None,
+                               hosts: list[str] | None = None, launcher: PairCommand | None = None,
                                shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
                                names: tuple[str, ...] = tuple(COLLECTIVES), sizes: tuple[int, ...] = SIZES,
                                ranks: int = 2, measure_duplex: bool = False) -> Calibration:

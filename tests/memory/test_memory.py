@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scalewise.analysis.memory import Target, analyse_memory, parse_nodes, parse_size, project
 from scalewise.errors import ScalewiseError
+from scalewise.memory.analysis import MachineTarget, analyse_memory, parse_nodes, parse_size, project
 
 KIB, MIB, GIB = 2**10, 2**20, 2**30
 
@@ -30,7 +30,7 @@ def plant(mpi: str, setup: str, eager: bool, per_peer: float, noise: float, sock
     return pd.DataFrame(rows)
 
 
-TARGET = Target(node_memory=256 * GIB, ranks_per_node=128, nodes=parse_nodes("1..1024"), app_peers=6)
+TARGET = MachineTarget(node_memory=256 * GIB, ranks_per_node=128, nodes=parse_nodes("1..1024"), app_peers=6)
 
 
 def test_fit_recovers_the_planted_cost_per_peer_and_says_where_eager_stops_fitting():
@@ -69,7 +69,7 @@ def test_no_cost_claimed_when_memory_does_not_grow_with_peers():
 def test_projection_counts_all_ranks_for_eager_and_app_peers_for_on_demand():
     readings = pd.concat([plant("openmpi", "eager", True, 1 * KIB, 0.0),
                           plant("openmpi", "on-demand", False, 1 * KIB, 0.0)])
-    a = analyse_memory(readings, Target(GIB, 4, (1, 2), app_peers=3), kernel_per_socket=None)
+    a = analyse_memory(readings, MachineTarget(GIB, 4, (1, 2), app_peers=3), kernel_per_socket=None)
     proj = project(a.fits, a.target).set_index(["setup", "nodes"])
     assert proj.loc[("eager", 2), "connections"] == 7
     assert proj.loc[("on-demand", 2), "connections"] == 3
@@ -98,7 +98,7 @@ def test_projection_has_an_interval_from_the_fits_covariance():
                              "setup": "eager", "eager": True, "rss_start": 0.0,
                              "rss_touched": 8 * MIB + 57 * KIB * (size - 1) + rng.normal(0, 40 * KIB),
                              "sockets_init": 3, "sockets_touched": 3})
-    target = Target(256 * GIB, 128, parse_nodes("1..1024"), 6, ("256GiB per node", "128 ranks per node"))
+    target = MachineTarget(256 * GIB, 128, parse_nodes("1..1024"), 6, ("256GiB per node", "128 ranks per node"))
     a = analyse_memory(pd.DataFrame(rows), target, kernel_per_socket=None)
     (fit,) = a.fits
     proj = a.projection.set_index("nodes")
@@ -119,7 +119,7 @@ def test_projection_has_an_interval_from_the_fits_covariance():
 
 
 def test_a_negative_slope_is_said_and_never_projected():
-    from scalewise.report.memory.html import fits_rows
+    from scalewise.memory.html import fits_rows
     a = analyse_memory(plant("mpich", "eager", True, -200 * KIB, 10 * KIB), TARGET, kernel_per_socket=None)
     (fit,) = a.fits
     assert fit.negative and not fit.measurable
@@ -131,6 +131,6 @@ def test_a_negative_slope_is_said_and_never_projected():
 
 
 def test_a_slope_within_noise_is_shown_as_below_noise():
-    from scalewise.report.memory.html import fits_rows
+    from scalewise.memory.html import fits_rows
     a = analyse_memory(plant("mpich", "eager", True, 0.0, 30 * KIB), TARGET, kernel_per_socket=None)
     assert fits_rows(a)[0]["per_peer"].startswith("below noise (±")

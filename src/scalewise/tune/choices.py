@@ -13,9 +13,9 @@ node, UCX's ``UCX_RNDV_THRESH`` between nodes).
 
 from __future__ import annotations
 
-from scalewise.analysis.run.dominant import Target
 from scalewise.campaign.mpi_settings import MpiSettings
 from scalewise.model.profile import bin_bounds
+from scalewise.tune.targets import TuneTarget
 
 OPENMPI_ALGORITHMS: dict[str, dict[int, str]] = {
     "allreduce": {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",
@@ -56,7 +56,7 @@ MPICH_SHM_CELL = 69632
 EAGER_RANGE = (1024, 1 << 20)
 
 
-def algorithm_sets(mpi: str, target: Target) -> dict[str, MpiSettings]:
+def algorithm_sets(mpi: str, target: TuneTarget) -> dict[str, MpiSettings]:
     """One parameter set per algorithm the library offers for ``target``'s collective (none if it offers none)."""
     coll = target.collective
     out: dict[str, MpiSettings] = {}
@@ -72,7 +72,7 @@ def algorithm_sets(mpi: str, target: Target) -> dict[str, MpiSettings]:
     return out
 
 
-def threshold_values(target: Target, default: int) -> list[int]:
+def threshold_values(target: TuneTarget, default: int) -> list[int]:
     """Thresholds worth a run: just above the busiest size (it goes eagerly) and just below it (it does not)."""
     if target.mode_bin < 1:
         return []
@@ -81,7 +81,7 @@ def threshold_values(target: Target, default: int) -> list[int]:
     return sorted(v for v in values if v != default)
 
 
-def threshold_sets(mpi: str, target: Target, over_network: bool) -> dict[str, MpiSettings]:
+def threshold_sets(mpi: str, target: TuneTarget, over_network: bool) -> dict[str, MpiSettings]:
     """Parameter sets that move the eager/rendezvous threshold around ``target``'s typical size."""
     out: dict[str, MpiSettings] = {}
     if mpi == "openmpi":
@@ -95,7 +95,7 @@ def threshold_sets(mpi: str, target: Target, over_network: bool) -> dict[str, Mp
     return out
 
 
-def candidate_sets(mpi: str, targets: list[Target], over_network: bool) -> dict[str, dict[str, MpiSettings]]:
+def candidate_sets(mpi: str, targets: list[TuneTarget], over_network: bool) -> dict[str, dict[str, MpiSettings]]:
     """Per target name, its parameter sets (each changes one thing from the default), busiest target first."""
     out = {}
     for t in targets:

@@ -1,7 +1,7 @@
 """MPI connection memory: what a rank pays per connected peer, and what that means at scale.
 
 In: the connection-memory probe's readings, one row per rank and run
-(``campaign/connmem.py``).  Per library and connection set-up, a least-squares
+(``memory/measure.py``).  Per library and connection set-up, a least-squares
 fit of the memory MPI added to a rank (VmRSS at the last reading minus before
 MPI_Init) against the peers the rank is connected to, with the standard error
 of each coefficient and the number of points:
@@ -44,7 +44,7 @@ DEFAULT_APP_PEERS = 6
 
 
 @dataclass(frozen=True)
-class Target:
+class MachineTarget:
     """The machine a measurement is projected to."""
 
     node_memory: float  # bytes
@@ -116,8 +116,14 @@ class MemoryAnalysis:
     readings: pd.DataFrame  # the probe's rows, with ``mpi_bytes`` and ``connected`` added
     fits: list[SetupFit]
     projection: pd.DataFrame  # mpi, setup, eager, nodes, ranks, rank_bytes, node_bytes, fits
-    target: Target
+    target: MachineTarget
     findings: list[Finding]
+
+    def to_json_dict(self) -> dict:
+        """What ``scalewise memory --json`` prints (docs/json-schema.md)."""
+        return {"hosts": sorted(self.readings["host"].unique()), "assumed": list(self.target.assumed),
+                "fits": fits_table(self.fits).to_dict("records"), "projection": self.projection.to_dict("records"),
+                "findings": [f.to_json() for f in self.findings]}
 
 
 def connected_peers(readings: pd.DataFrame) -> pd.Series:
@@ -163,7 +169,7 @@ def fit_setup(group: pd.DataFrame, kernel_per_socket: int | None) -> SetupFit:
                     sockets_per_peer=float(sockets[1]), kernel_per_peer=kernel, cov=cov, talked_step=talked)
 
 
-def project(fits: list[SetupFit], target: Target) -> pd.DataFrame:
+def project(fits: list[SetupFit], target: MachineTarget) -> pd.DataFrame:
     """Per-rank and per-node memory of each set-up at each node count (user space plus the kernel's sockets),
     with the interval of ±NOISE_SIGMAS standard errors and whether the node's memory holds it at each end."""
     rows = []
@@ -188,7 +194,7 @@ def _last(mine: pd.DataFrame, column: str) -> int | None:
     return int(fitting["nodes"].max()) if len(fitting) else None
 
 
-def _break_even(mine: pd.DataFrame, target: Target) -> tuple[str, dict]:
+def _break_even(mine: pd.DataFrame, target: MachineTarget) -> tuple[str, dict]:
     """Where eager set-up stops fitting, with the last node count that fits at both ends of the interval."""
     top, first = int(mine["nodes"].max()), int(mine["nodes"].min())
     last, early, late = _last(mine, "fits"), _last(mine, "fits_high"), _last(mine, "fits_low")
@@ -207,7 +213,7 @@ def _break_even(mine: pd.DataFrame, target: Target) -> tuple[str, dict]:
     return f"exceeds node memory ({human_bytes(target.node_memory)}) {where} ({span})", numbers
 
 
-def _fit_finding(fit: SetupFit, proj: pd.DataFrame, target: Target) -> Finding:
+def _fit_finding(fit: SetupFit, proj: pd.DataFrame, target: MachineTarget) -> Finding:
     numbers = {"mpi": fit.mpi, "setup": fit.setup, "bytes_per_peer": fit.per_peer, "noise_bytes": fit.noise,
                "kernel_bytes_per_peer": fit.kernel_per_peer, "points": fit.points, "runs": fit.runs,
                "assumed": list(target.assumed)}
@@ -239,7 +245,7 @@ def _fit_finding(fit: SetupFit, proj: pd.DataFrame, target: Target) -> Finding:
                              f"{target.ranks_per_node} ranks, and {beyond}{target.assumption_text}.", numbers, ())
 
 
-def analyse_memory(readings: pd.DataFrame, target: Target, kernel_per_socket: int | None) -> MemoryAnalysis:
+def analyse_memory(readings: pd.DataFrame, target: MachineTarget, kernel_per_socket: int | None) -> MemoryAnalysis:
     readings = readings.assign(mpi_bytes=readings["rss_touched"] - readings["rss_start"])
     readings = readings.assign(connected=connected_peers(readings))
     fits = [fit_setup(g, kernel_per_socket) for _, g in readings.groupby(["mpi", "setup"], sort=False)]

@@ -1,18 +1,19 @@
-"""Read and write trace files (docs/trace-format.md is the normative description)."""
+"""Read and write trace files, ``.swtrace`` (docs/trace-format.md is the normative description),
+and find the trace a command is pointed at."""
 
 from __future__ import annotations
 
 import struct
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from scalewise.errors import ScalewiseError
+from scalewise.logfile import varint
 from scalewise.logfile.layout import MAGIC as LOG_MAGIC
-from scalewise.whatif import varint
-from scalewise.whatif.engine import Directory
-from scalewise.whatif.trace import COLUMNS, RankEvents, Trace
+from scalewise.model.trace import COLUMNS, RankEvents, Trace
 
 MAGIC = b"SWTRACE\0"
 VERSION = 1
@@ -114,6 +115,16 @@ def write_trace(trace: Trace, path: str | Path) -> int:
     return len(data)
 
 
+@dataclass
+class Directory:
+    """Where each rank's block sits in a trace file's image (read from the block headers)."""
+
+    payload: np.ndarray  # offset of the compressed payload
+    payload_len: np.ndarray
+    nevents: np.ndarray
+    nwait: np.ndarray
+
+
 class FileTrace(Trace):
     """A trace read from a file.  Its rank blocks stay compressed in ``image``
     (``directory`` says where each one is): the replay engine decodes them
@@ -211,3 +222,23 @@ def image_of(trace: Trace) -> FileTrace:
     if isinstance(trace, FileTrace):
         return trace
     return _parse(encode_trace(trace), "trace")
+
+
+def find_trace(source: Path) -> Path:
+    """The trace named, the trace beside a job log named, or the one trace in a run directory
+    (``scalewise run --trace -o DIR``)."""
+    if not source.exists():
+        raise ScalewiseError(f"{source}: no such file or directory")
+    if source.is_file() and source.suffix == ".swlog":
+        beside = source.with_suffix(".swtrace")
+        if not beside.is_file():
+            raise ScalewiseError(f"{source}: a job log with no trace {beside.name} beside it "
+                                 "(record with scalewise run --trace)")
+        return beside
+    if source.is_file():
+        return source
+    traces = sorted(source.glob("*.swtrace"))
+    if len(traces) != 1:
+        found = "no trace" if not traces else f"{len(traces)} traces ({', '.join(t.name for t in traces)})"
+        raise ScalewiseError(f"{source}: {found}; name one .swtrace (record with scalewise run --trace)")
+    return traces[0]

@@ -1,1 +1,0 @@
-"""The connection-memory report: the B10 figure, its page and its terminal table."""

@@ -1,0 +1,7 @@
+"""`scalewise tune`: from one profiled run, the MPI settings that beat the library's default (docs/tuning.md).
+
+``targets.py`` what dominates the run, ``choices.py`` what each library lets a user choose for it,
+``plan.py`` the screening study cut to the time budget, ``rounds.py`` the three rounds run on fresh runs,
+``decision.py`` what each round decides (screen, confirm with Holm, held out), ``simulate.py`` that
+decision on drawn values (its error rate and power), ``report.py`` what the command prints.
+"""

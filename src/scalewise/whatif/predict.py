@@ -1,0 +1,68 @@
+"""`scalewise whatif`: a recorded run replayed on each network and set beside the measured run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scalewise.errors import ScalewiseError
+from scalewise.logfile.reader import read_profile
+from scalewise.logfile.tracefile import find_trace, read_trace
+from scalewise.model import Profile
+from scalewise.whatif.api import replay
+from scalewise.whatif.compare import WhatIf, against_measured, compare
+from scalewise.whatif.network import Network, network
+from scalewise.whatif.traced_pop import library_of
+
+
+@dataclass(frozen=True)
+class Predicted:
+    """The trace replayed, the log it is set beside (None without one) and the comparison."""
+
+    trace: Path
+    log: Path | None
+    profile: Profile | None
+    whatif: WhatIf
+    doubted: list[Network]  # networks whose calibration doubts itself
+
+    def to_json_dict(self) -> dict:
+        """What ``scalewise whatif --json`` prints (docs/json-schema.md)."""
+        w = self.whatif
+        return {"library": w.library, "trace": str(self.trace), "measured": str(self.log) if self.log else None,
+                "capped": w.capped, "summary": w.summary.reset_index().to_dict("records"),
+                "vs_measured": against_measured(w).reset_index(names="source").to_dict("records"),
+                "doubts": {n.name: n.doubts for n in self.doubted}}
+
+
+def measured_log(trace: Path, given: Path | None) -> Path | None:
+    """The job log to compare with: the one named, else the .swlog written beside the trace."""
+    if given is not None:
+        return given
+    beside = trace.with_suffix(".swlog")
+    return beside if beside.is_file() else None
+
+
+def distinct_names(nets: list[Network], given: list[str]) -> None:
+    """Two networks of one name would be one row: say which files share it."""
+    seen: dict[str, str] = {}
+    for net, source in zip(nets, given):
+        if net.name in seen:
+            raise ScalewiseError(f"--network: {seen[net.name]} and {source} are both named '{net.name}'; "
+                                 "rename one (its 'name:' line, or calibrate --name)")
+        seen[net.name] = source
+
+
+def predict(source: Path, names: list[str], library: str | None = None, measured: Path | None = None) -> Predicted:
+    """Replay the trace ``source`` names (a .swtrace, its .swlog or their run directory) on the networks
+    ``names`` (presets or parameter files) with ``library``'s collectives (default: the run's own)."""
+    if not names:
+        raise ScalewiseError("--network: no network named")
+    nets = [network(n) for n in names]
+    distinct_names(nets, names)
+    trace = find_trace(source)
+    tr = read_trace(trace)
+    log = measured_log(trace, measured)
+    profile = read_profile(log) if log else None
+    library = library or (library_of(profile) if profile is not None else "openmpi")
+    w = compare(replay(tr, nets, library=library), profile, tr.capped)
+    return Predicted(trace, log, profile, w, [n for n in nets if n.doubts])
