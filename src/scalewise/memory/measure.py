@@ -64,6 +64,7 @@ class _Applied(NamedTuple):
     """What ``run_environment`` reads from a planned run."""
 
     applied: list[tuple[str, str, str]]
+    mpi: str
     threads: int = 1
 
 
@@ -113,7 +114,7 @@ def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, ext
 
     ``scheduler``/``nodes``: an :class:`EmulatedScheduler` and a node count run the ranks across
     emulated nodes (over their links) instead of on this host."""
-    env, exported, mca = run_environment(_Applied(applied_settings(setup, list(extra))))
+    env, exported, mca = run_environment(_Applied(applied_settings(setup, list(extra)), setup.mpi))
     if nodes == 1 and setup.mpi == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
         # Every rank runs on this host, so loopback is the one right interface; left to itself the TCP BTL
         # also tries every other configured one (a down bridge here failed 1 preconnect in 3 at 32 ranks).
