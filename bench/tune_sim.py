@@ -27,7 +27,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from scalewise.tune import simulate as tune_sim
+from support import tune_simulation as tune_sim
 
 SPREADS = Path(__file__).resolve().parent.parent / "tests" / "study" / "data" / "measured_spreads.json"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scalewise.tune import simulate as tune_sim
+from support import tune_simulation as tune_sim
 
 SPREADS = json.loads((Path(__file__).parents[1] / "study" / "data" / "measured_spreads.json").read_text())
 

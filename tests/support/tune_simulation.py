@@ -3,7 +3,7 @@
 Each simulated call draws every run as ``time / effect x noise``, the noise
 resampled from real spreads (each repetition's value over its configuration's
 median, ``tests/study/data/measured_spreads.json``), and hands the three
-rounds to :func:`scalewise.analysis.study.tuning.procedure`, the function
+rounds to :func:`scalewise.tune.decision.procedure`, the function
 `scalewise tune` itself decides with.  ``bench/tune_sim.py`` prints the table
 docs/benchmarks.md quotes; ``tests/tune/test_tune_procedure.py`` asserts it.
 """
