@@ -74,15 +74,18 @@ def recorded_p2p(profile) -> tuple[Counter, Counter]:
     return msgs, nbytes
 
 
-def function_differences(profile, expected: Expected, what: str) -> list[str]:
+def function_differences(profile, expected: Expected, what: str, only=None) -> list[str]:
     """Every (rank, function) whose calls/bytes/histogram differ, as readable lines.
-    `what` is "calls", "bytes" or "hist"; functions missing or extra count too."""
+    `what` is "calls", "bytes" or "hist"; functions missing or extra count too.
+    `only`: the functions compared (default every one)."""
     got = recorded_functions(profile)
     diffs = []
     for rank in range(expected.nranks):
         want = {fn: f for fn, f in expected.fns[rank].items() if f.calls or f.bytes}
         have = got.get(rank, {})
         for fn in sorted(set(want) | set(have)):
+            if only is not None and fn not in only:
+                continue
             w, h = want.get(fn), have.get(fn)
             if w is None or h is None:
                 diffs.append(f"rank {rank} {fn}: expected {'absent' if w is None else w}, recorded {'absent' if h is None else h}")
