@@ -114,3 +114,25 @@ def test_the_comparison_refuses_two_sources_of_one_name(planted):
 
     with pytest.raises(ScalewiseError, match="two sources named 'gige'"):
         compare(whatif.replay(whatif.read_trace(planted), ["gige", "gige"]))
+
+
+def test_ranks_per_node_costs_messages_inside_a_node_with_the_local_network(planted):
+    # Both ranks on one node: the 1 MiB message goes through --local (ideal), so the run takes the
+    # planted 3 ms whatever the network; one rank per node sends it over gige.
+    together = scalewise("whatif", planted, "--network", "gige", "--ranks-per-node", "2", "--local", "ideal", "--json")
+    apart = scalewise("whatif", planted, "--network", "gige", "--ranks-per-node", "1", "--local", "ideal", "--json")
+    assert together.returncode == 0 and apart.returncode == 0, together.stderr + apart.stderr
+    [t] = json.loads(together.stdout)["summary"]
+    [a] = json.loads(apart.stdout)["summary"]
+    assert t["wall_time"] == pytest.approx(3e-3, abs=1e-12)
+    assert a["wall_time"] - 3e-3 > (1 << 20) * 8 / 0.941e9
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--ranks-per-node", "2"], "--ranks-per-node: give --local NET.yaml"),
+    (["--ranks-per-node", "0", "--local", "ideal"], "--ranks-per-node 0: give 1 or more"),
+    (["--local", "ideal"], "--local: give --ranks-per-node too"),
+])
+def test_placement_options_explain_what_is_missing(planted, args, says):
+    res = scalewise("whatif", planted, "--network", "gige", *args)
+    assert res.returncode != 0 and says in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr

@@ -20,10 +20,18 @@ from scalewise.launch.preload import FLAVOURS
                    "openmpi without one].")
 @click.option("--measured", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Job log to show beside the predictions (default: the .swlog beside the trace, if any).")
+@click.option("--ranks-per-node", type=int, default=None,
+              help="Place the ranks on nodes of this many ranks; messages inside a node cost --local's "
+                   "parameters [default: every rank on a node of its own].")
+@click.option("--placement", type=click.Choice(["slot", "node"]), default="slot", show_default=True,
+              help="How ranks fill the nodes: slot (0,1 on the first node...) or node (round robin).")
+@click.option("--local", default=None,
+              help="Network for messages inside a node: shared memory, a parameter file from scalewise calibrate "
+                   "on one node (or a preset).")
 @click.option("-o", "--output", type=click.Path(dir_okay=True, path_type=Path), help="Write the HTML page.")
 @json_option("the predictions and their changes against the measured run")
-def whatif(source: Path, networks: str, library: str | None, measured: Path | None, output: Path | None,
-           as_json: bool) -> None:
+def whatif(source: Path, networks: str, library: str | None, measured: Path | None, ranks_per_node: int | None,
+           placement: str, local: str | None, output: Path | None, as_json: bool) -> None:
     """Replay a trace (.swtrace from scalewise run --trace, its .swlog, or their run directory) on each
     network and set it beside the measured run.
 
@@ -35,7 +43,8 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     from scalewise.report.whatif.html import terminal_table, write_whatif_page
     from scalewise.whatif.predict import predict
 
-    p = predict(source, [n.strip() for n in networks.split(",") if n.strip()], library, measured)
+    p = predict(source, [n.strip() for n in networks.split(",") if n.strip()], library, measured,
+                ranks_per_node, placement, local)
     if as_json:
         echo_json(p.to_json_dict())
     else:

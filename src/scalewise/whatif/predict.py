@@ -52,11 +52,22 @@ def distinct_names(nets: list[Network], given: list[str]) -> None:
         seen[net.name] = source
 
 
-def predict(source: Path, names: list[str], library: str | None = None, measured: Path | None = None) -> Predicted:
+def predict(source: Path, names: list[str], library: str | None = None, measured: Path | None = None,
+            ranks_per_node: int | None = None, placement: str = "slot", local: str | None = None) -> Predicted:
     """Replay the trace ``source`` names (a .swtrace, its .swlog or their run directory) on the networks
-    ``names`` (presets or parameter files) with ``library``'s collectives (default: the run's own)."""
+    ``names`` (presets or parameter files) with ``library``'s collectives (default: the run's own).
+
+    With ``ranks_per_node``, ranks share nodes (``placement``: by slot or by node) and the messages
+    inside a node are costed with ``local``, a network file for shared memory (calibrate on one node)."""
     if not names:
         raise ScalewiseError("--network: no network named")
+    if ranks_per_node is not None and ranks_per_node < 1:
+        raise ScalewiseError(f"--ranks-per-node {ranks_per_node}: give 1 or more")
+    if ranks_per_node is not None and local is None:
+        raise ScalewiseError("--ranks-per-node: give --local NET.yaml, the shared-memory network that costs "
+                             "messages inside a node (scalewise calibrate on one node writes one)")
+    if local is not None and ranks_per_node is None:
+        raise ScalewiseError("--local: give --ranks-per-node too (without it every rank is on a node of its own)")
     nets = [network(n) for n in names]
     distinct_names(nets, names)
     trace = find_trace(source)
@@ -64,5 +75,6 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     log = measured_log(trace, measured)
     profile = read_profile(log) if log else None
     library = library or (library_of(profile) if profile is not None else "openmpi")
-    w = compare(replay(tr, nets, library=library), profile, tr.capped)
+    predictions = replay(tr, nets, library=library, ranks_per_node=ranks_per_node, placement=placement, local=local)
+    w = compare(predictions, profile, tr.capped)
     return Predicted(trace, log, profile, w, [n for n in nets if n.doubts])
