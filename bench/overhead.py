@@ -8,7 +8,11 @@ Improbe), one-sided and local calls, how much more that is than the
 blocking path's (allreduce8), the memory added per rank, and the
 log size per rank of bench/logsize.c (20 MPI functions, 6 peers per rank).
 
-usage: overhead.py [--iters N] [--rounds R] [--ranks 1,2] [--flavours openmpi,mpich]
+With ``--baseline DIR`` (the build/ folder of another tree, e.g. the last
+release's), each round also runs that tree's profiler, and a last table sets
+its added cost per call beside this tree's: before vs after, in one session.
+
+usage: overhead.py [--iters N] [--rounds R] [--ranks 1,2] [--flavours openmpi,mpich] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ def main() -> int:
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--flavours", default="openmpi,mpich")
     ap.add_argument("--logsize-ranks", type=int, default=8)
+    ap.add_argument("--baseline", type=Path, help="build/ folder of another tree, profiled in the same rounds")
     a = ap.parse_args()
     console = Console(width=200)  # every column whole, also when piped to a file
     cost = table("Added cost per intercepted call (profiled - bare), ns", "MPI", "ranks", "kernel", "bare min",
@@ -52,23 +57,28 @@ def main() -> int:
                  "vs blocking")
     mem = table("Memory high-water mark of rank 0 (median over runs)", "MPI", "ranks", "bare KiB", "profiled KiB",
                 "added KiB")
+    versus = table("Before vs after: added cost per call (profiled - bare, min), ns", "MPI", "ranks", "kernel",
+                   "baseline", "this tree", "after - before")
     size = table(f"Log size, bench/logsize.c at {a.logsize_ranks} ranks (20 functions, 6 peers per rank)",
                  "MPI", "file bytes", "bytes per rank (file / ranks)", "compressed rank block, mean", "max")
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):
             lib = library_path(flavour)
+            modes = [("bare", None), ("prof", lib)]
+            if a.baseline:
+                modes.append(("base", a.baseline / flavour / "libscalewise.so"))
             exe = build(flavour, "overhead.c", tmpd)
             for n in (int(x) for x in a.ranks.split(",")):
                 cmd = launcher(flavour, n) + [str(exe), str(a.iters), str(a.reps)]
                 samples: dict[str, dict[str, list[float]]] = {}
-                hwm: dict[str, list[int]] = {"bare": [], "prof": []}
+                hwm: dict[str, list[int]] = {mode: [] for mode, _ in modes}
                 for _ in range(a.rounds):
-                    for mode, pre in (("bare", None), ("prof", lib)):
+                    for mode, pre in modes:
                         res = run_once(cmd, pre, tmpd / "o.swlog")
                         hwm[mode].append(res.pop("hwm"))
                         for k, (calls, ts) in res.items():
-                            samples.setdefault(k, {"calls": [calls], "bare": [], "prof": []})[mode] += ts
+                            samples.setdefault(k, {"calls": [calls], **{m: [] for m, _ in modes}})[mode] += ts
                 added = {k: (min(s["prof"]) - min(s["bare"])) / s["calls"][0] for k, s in samples.items()}
                 for k, s in samples.items():
                     c = s["calls"][0]
@@ -78,6 +88,10 @@ def main() -> int:
                     cost.add_row(flavour, str(n), k, f"{bmin:.1f}", f"{pmin:.1f}", f"{(pmin - bmin) / c:.1f}",
                                  f"{bmed:.1f}", f"{pmed:.1f}", f"{(pmed - bmed) / c:.1f}",
                                  f"{added[k] - added[BLOCKING]:+.1f}")
+                    if s.get("base"):
+                        before = (min(s["base"]) - bmin) / c
+                        versus.add_row(flavour, str(n), k, f"{before:.1f}", f"{(pmin - bmin) / c:.1f}",
+                                       f"{(pmin - min(s['base'])) / c:+.1f}")
                 hb, hp = statistics.median(hwm["bare"]), statistics.median(hwm["prof"])
                 mem.add_row(flavour, str(n), f"{hb:.0f}", f"{hp:.0f}", f"{hp - hb:.0f}")
             exe = build(flavour, "logsize.c", tmpd)
@@ -91,7 +105,7 @@ def main() -> int:
         subprocess.run(["cc", "-O2", "-o", str(clock), str(ROOT / "bench" / "clockcost.c")], check=True)
         reads = dict(f.split("=") for f in subprocess.run([str(clock)], capture_output=True, text=True,
                                                           check=True).stdout.split())
-    for t in (cost, mem, size):
+    for t in (cost, mem, size, *([versus] if a.baseline else [])):
         console.print(t)
     console.print(f"One clock read, same session (min of 5): rdtsc {reads['rdtsc_ns']} ns, "
                   f"clock_gettime {reads['clock_gettime_ns']} ns. The profiler reads rdtsc twice per call.")

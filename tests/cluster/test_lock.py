@@ -33,41 +33,52 @@ def test_a_second_process_waits_until_the_first_lets_go(tmp_path, monkeypatch):
     assert waiter.returncode == 0 and out == "got it\n" and err == ""
 
 
-def _autogroup_nice(pid: int) -> int:
-    # "/autogroup-123 nice -15"
-    with open(f"/proc/{pid}/autogroup") as f:
+# Run in a session of its own (start_new_session): pytest's workers share one session, and so one
+# autogroup, which another worker's hold of the lock would raise under this test.
+PRIORITY = r"""
+import os, subprocess, sys, time
+from scalewise.cluster import lock
+
+def field(pid, i):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[i])
+
+def autogroup(pid):
+    with open(f"/proc/{pid}/autogroup") as f:  # "/autogroup-123 nice -15"
         return int(f.read().split()[-1])
 
+def state(pid):  # (own session, autogroup nice, nice)
+    return field(pid, 3) == pid, autogroup(pid), field(pid, 16)
 
-def _os_nice(pid: int) -> int:
-    with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[16])
+me = os.getpid()
+before = autogroup(me), field(me, 16)
+with lock.cluster_lock():
+    assert autogroup(me) == -15
+    # MPICH starts each rank in a session (and so an autogroup) of its own
+    child = subprocess.Popen(["setsid", "sleep", "30"])
+    for _ in range(100):  # before its setsid() the child shares this process's autogroup
+        if state(child.pid) == (True, -15, -15):
+            break
+        time.sleep(0.05)
+    assert state(child.pid) == (True, -15, -15), state(child.pid)
+    child.kill()
+assert (autogroup(me), field(me, 16)) == before, "given back"
+after = subprocess.Popen(["setsid", "sleep", "30"])
+for _ in range(100):
+    if field(after.pid, 3) == after.pid:
+        break
+    time.sleep(0.05)
+time.sleep(0.3)  # six rounds of the watcher, were it still running
+assert state(after.pid) == (True, 0, before[1]), state(after.pid)  # a new session's autogroup, not raised
+after.kill()
+"""
 
 
-def test_the_holder_and_the_sessions_it_starts_run_ahead_of_other_work(tmp_path, monkeypatch):
+def test_the_holder_and_the_sessions_it_starts_run_ahead_of_other_work(tmp_path):
     # The emulated nodes stand for dedicated ones (cluster/dedicated.py); root lowers nice values.
     if os.geteuid() != 0:
         pytest.skip("only root can raise a priority")
-    monkeypatch.setenv("SCALEWISE_CLUSTER_LOCK", str(tmp_path / "cluster.lock"))
-    before = _autogroup_nice(os.getpid()), _os_nice(os.getpid())
-    with lock.cluster_lock():
-        assert _autogroup_nice(os.getpid()) == -15
-        # MPICH starts each rank in a session (and so an autogroup) of its own
-        child = subprocess.Popen(["setsid", "sleep", "30"])
-        try:
-            for _ in range(100):
-                if _autogroup_nice(child.pid) == -15 and _os_nice(child.pid) == -15:
-                    break
-                time.sleep(0.05)
-            assert (_autogroup_nice(child.pid), _os_nice(child.pid)) == (-15, -15)
-        finally:
-            child.kill()
-            child.wait()
-    assert (_autogroup_nice(os.getpid()), _os_nice(os.getpid())) == before  # given back
-    after = subprocess.Popen(["setsid", "sleep", "30"])
-    try:
-        time.sleep(0.3)  # six rounds of the watcher, were it still running
-        assert _autogroup_nice(after.pid) == 0  # a new session's autogroup, not raised
-    finally:
-        after.kill()
-        after.wait()
+    env = {**os.environ, "SCALEWISE_CLUSTER_LOCK": str(tmp_path / "cluster.lock")}
+    done = subprocess.run([sys.executable, "-c", PRIORITY], env=env, capture_output=True, text=True,
+                          timeout=120, start_new_session=True)
+    assert done.returncode == 0, done.stderr

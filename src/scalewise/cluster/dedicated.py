@@ -23,12 +23,16 @@ NICE = -15
 _EXEMPT: set[int] = set()  # processes (and their descendants) left at the usual priority
 
 
-def _set(pid: int | str) -> None:
+def _set(pid: int | str) -> bool:
+    """Raise ``pid`` and its autogroup; False when that did not take (tried again on the next scan)."""
     try:
         Path(f"/proc/{pid}/autogroup").write_text(str(NICE))
         os.setpriority(os.PRIO_PROCESS, int(pid) if pid != "self" else 0, NICE)
-    except (OSError, ValueError):
-        pass  # gone, or not ours to change
+        return Path(f"/proc/{pid}/autogroup").read_text().split()[-1] == str(NICE)
+    except ProcessLookupError:
+        return True  # gone
+    except (OSError, ValueError, IndexError):
+        return False  # not ours to change, or mid-way through a fork or setsid
 
 
 def _descendants(root: int) -> list[tuple[int, int]]:
@@ -58,9 +62,8 @@ def _watch(root: int, stop: threading.Event) -> None:
     seen: set[tuple[int, int]] = set()
     while not stop.wait(0.05):
         for key in _descendants(root):
-            if key not in seen:
+            if key not in seen and _set(key[0]):
                 seen.add(key)
-                _set(key[0])
 
 
 def at_usual_priority(pid: int) -> None:
