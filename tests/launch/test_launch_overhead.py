@@ -51,6 +51,7 @@ def test_profile_wall_without_a_profile_is_a_stated_problem():
                                          "(set profile: true)")
 
 
+@pytest.mark.alone  # the ranks' window is a timing: beside the parallel tests it grew from ms to 0.8 s
 def test_launch_overhead_of_the_real_run(profiled_run):
     done, log = profiled_run
     app = float(scalewise.load(log).ranks["wall"].max())
