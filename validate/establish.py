@@ -52,7 +52,7 @@ def main() -> int:
     if args.rebuild:
         golden = json.loads(app.golden_path(args.flavour).read_text())
         golden["functions"] = golden_functions(parse_mpip(app.mpip_path(args.flavour).read_text(), app.ranks), app.ranks,
-                                               app.received_bytes)
+                                               app.received_bytes, app.unmoved_bytes)
         app.golden_path(args.flavour).write_text(json.dumps(golden, indent=1) + "\n")
         return 0
     if args.mpip is None:
@@ -64,7 +64,7 @@ def main() -> int:
         seen = {json.dumps(r[1].get(name)) for r in runs}
         if len(seen) > 1:
             print(f"timing-dependent: {name}: {[r[1].get(name) for r in runs]}")
-    functions = golden_functions(mpip, app.ranks, app.received_bytes)
+    functions = golden_functions(mpip, app.ranks, app.received_bytes, app.unmoved_bytes)
     for name in sorted(set(sw) | set(mpip)):
         a, b = sw.get(name), mpip.get(name)
         if a is None or b is None or a["calls"] != b["calls"] or (b["bytes"] is not None and a["bytes"] != b["bytes"]):

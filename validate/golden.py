@@ -43,12 +43,19 @@ SAME_BYTES = frozenset(f"MPI_{name}" for name in (
 TIMES_RANKS = frozenset({"MPI_Alltoall", "MPI_Ialltoall"})
 
 
-def golden_functions(mpip: dict, nranks: int, received: dict[str, list[str]] | None = None) -> dict:
+UNMOVED = ("mpiP less what never moves: calls on one-rank communicators and a root's in-place block "
+           "(docs/runtime.md), which mpiP credits")
+
+
+def golden_functions(mpip: dict, nranks: int, received: dict[str, list[str]] | None = None,
+                     unmoved: dict[str, list[int]] | None = None) -> dict:
     """The goldens of every function mpiP recorded: its calls, and its bytes where they are golden.
 
     ``received``: receive functions whose bytes are what the other rank sent
     with the listed functions (a manifest's ``[received_bytes]``, for 2-rank
-    jobs where they are the only receives and no rank sends to itself)."""
+    jobs where they are the only receives and no rank sends to itself).
+    ``unmoved``: per function, the bytes per rank mpiP credits to calls that move
+    nothing (a manifest's ``[unmoved_bytes]``), taken off its figure."""
     out = {}
     for name, f in sorted(mpip.items()):
         got = f["bytes"]
@@ -64,6 +71,8 @@ def golden_functions(mpip: dict, nranks: int, received: dict[str, list[str]] | N
             raise ValueError("[received_bytes] holds for 2 ranks only")
         sent = [sum((mpip[s]["bytes"] or [0] * nranks)[rank] for s in senders if s in mpip) for rank in range(nranks)]
         out[name].update(bytes=sent[::-1], bytes_source=f"mpiP: what the other rank sent with {', '.join(senders)}")
+    for name, less in (unmoved or {}).items():
+        out[name].update(bytes=[b - u for b, u in zip(out[name]["bytes"], less)], bytes_source=UNMOVED)
     return out
 
 
@@ -85,6 +94,7 @@ class App:
     excluded: dict[str, str]  # function -> why its counts are not deterministic
     timeout: int = 600
     received_bytes: dict[str, list[str]] = field(default_factory=dict)
+    unmoved_bytes: dict[str, list[int]] = field(default_factory=dict)  # function -> bytes per rank that never move
 
     def golden_path(self, flavour: str) -> Path:
         return self.folder / f"golden.{flavour}.json"
@@ -109,7 +119,8 @@ def load_app(name: str) -> App:
         broken={f: v["broken"] for f, v in flavours.items() if "broken" in v},
         copies=data.get("copy", []), setup=data.get("setup", []), env=data.get("env", {}),
         excluded=data.get("excluded", {}),
-        timeout=data.get("timeout", 600), received_bytes=data.get("received_bytes", {}))
+        timeout=data.get("timeout", 600), received_bytes=data.get("received_bytes", {}),
+        unmoved_bytes=data.get("unmoved_bytes", {}))
 
 
 def app_names() -> list[str]:

@@ -46,7 +46,7 @@ def test_goldens_are_mpips_figures(name, flavour):
     app = load_app(name)
     golden = json.loads(app.golden_path(flavour).read_text())
     mpip = parse_mpip(app.mpip_path(flavour).read_text(), app.ranks)
-    assert golden["functions"] == golden_functions(mpip, app.ranks, app.received_bytes)
+    assert golden["functions"] == golden_functions(mpip, app.ranks, app.received_bytes, app.unmoved_bytes)
     excluded_unknown = set(app.excluded) - set(golden["functions"])
     assert not excluded_unknown, f"excluded functions mpiP never recorded: {sorted(excluded_unknown)}"
 
