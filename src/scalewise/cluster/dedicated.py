@@ -2,7 +2,7 @@
 every process it starts run ahead of the host's other work.
 
 Without this, the host's other jobs enter every timing on the nodes: sem's MPI share at
-100 Mbit/s measured 67-74% at load 11 on 2 cores, against about 40% on an idle host, because
+100 Mbit/s measured 67-74% at load 11 on 2 cores, against about 30% on an idle host, because
 ranks that wait by polling lose the cores to other work.  A what-if prediction or a study on
 the emulated cluster compares against nodes nobody else uses, as a cluster's are.
 
@@ -28,7 +28,7 @@ def _set(pid: int | str) -> bool:
     try:
         Path(f"/proc/{pid}/autogroup").write_text(str(NICE))
         os.setpriority(os.PRIO_PROCESS, int(pid) if pid != "self" else 0, NICE)
-        return Path(f"/proc/{pid}/autogroup").read_text().split()[-1] == str(NICE)
+        return _autogroup_nice(pid) == NICE
     except ProcessLookupError:
         return True  # gone
     except (OSError, ValueError, IndexError):
@@ -85,8 +85,8 @@ class Raised:
     nice: int | None = None
 
 
-def _autogroup_nice() -> int:
-    return int(Path("/proc/self/autogroup").read_text().split()[-1])  # "/autogroup-12 nice 0"
+def _autogroup_nice(pid: int | str = "self") -> int:
+    return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])  # "/autogroup-12 nice 0"
 
 
 def ahead_of_others(quiet: bool = False) -> Raised:
