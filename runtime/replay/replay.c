@@ -67,6 +67,7 @@ typedef struct {
     const sw_network *net;
     const sw_network *local; /* shared memory, when ranks share nodes */
     const int32_t *node_of;
+    const double *compute_scale; /* NULL: each rank's compute as recorded */
     sw_result *out;
     rank_state *ranks;
     int32_t *stack;
@@ -413,8 +414,9 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
 /* The event's compute, then the call starts. */
 static void enter(engine *e, rank_state *st, int32_t r, const sw_row *x)
 {
-    st->clock += x->compute;
-    e->out->compute[r] += x->compute;
+    double compute = e->compute_scale ? x->compute * e->compute_scale[r] : x->compute;
+    st->clock += compute;
+    e->out->compute[r] += compute;
     st->call_start = st->clock;
 }
 
@@ -609,6 +611,8 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         e.node_of = place->node_of;
         e.local = place->local;
     }
+    if (place)
+        e.compute_scale = place->compute_scale;
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;
     e.nrq = tr->slot_start[tr->nranks];

@@ -89,13 +89,16 @@ typedef struct {
     const int64_t *bytes;
 } sw_templates;
 
-/* Ranks on nodes: a message between two ranks of one node goes through
- * shared memory, costed with `local` (its ranges and eager limit; no
- * shaping, both directions at once) on a channel of its own, apart from the
- * node's network link.  node_of NULL: every rank on a node of its own. */
+/* Where the ranks run.  Ranks on nodes: a message between two ranks of one
+ * node goes through shared memory, costed with `local` (its ranges and eager
+ * limit; no shaping, both directions at once) on a channel of its own, apart
+ * from the node's network link.  node_of NULL: every rank on a node of its
+ * own.  compute_scale: each rank's computation times this factor (another
+ * processor, or another run's compute); NULL: as recorded. */
 typedef struct {
     const int32_t *node_of; /* nranks */
     const sw_network *local;
+    const double *compute_scale; /* nranks */
 } sw_placement;
 
 typedef struct {

@@ -85,10 +85,17 @@ def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps
             errors[app].append(json.loads(done.stdout)["vs_measured"][0])
     misses = []
     for app, rounds in errors.items():
-        wall = statistics.median(e["wall_change"] for e in rounds)
-        share = statistics.median(e["mpi_share_points"] for e in rounds)
-        detail = (f"{mpi} {app}: recorded at 1 Gbit/s, predicted for 100 Mbit/s: median wall error {wall:+.1%}, "
-                  f"MPI share {share:+.1f} points (rounds: {rounds})")
+        # The replay keeps the trace's compute; the measured run's compute differs from it by the
+        # machine's noise (in CI rounds it was 31% less to 41% more, and the wall error followed it
+        # round by round).  The network model's error is the change left when the replay is given the
+        # measured run's compute, rank by rank; the plain change is printed beside it.
+        wall = statistics.median(e["wall_change_same_compute"] for e in rounds)
+        share = statistics.median(e["mpi_share_points_same_compute"] for e in rounds)
+        plain = statistics.median(e["wall_change"] for e in rounds)
+        compute = statistics.median(e["compute_change"] for e in rounds)
+        detail = (f"{mpi} {app}: recorded at 1 Gbit/s, predicted for 100 Mbit/s at the measured compute: median "
+                  f"wall error {wall:+.1%}, MPI share {share:+.1f} points (with the trace's compute, {compute:+.1%} "
+                  f"off the measured: wall {plain:+.1%}; rounds: {rounds})")
         print(detail)
         if abs(wall) > WALL_BOUND or abs(share) > SHARE_BOUND:
             misses.append(detail)

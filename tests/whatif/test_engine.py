@@ -234,3 +234,16 @@ def test_a_collective_on_a_communicator_without_the_rank_is_a_clear_error():
     trace = whatif.from_calls([[C("MPI_Barrier", comm=3)], [C("MPI_Barrier", comm=3)]], {3: [1]})
     with pytest.raises(ScalewiseError, match="rank 0 calls a collective on communicator 3, which does not contain it"):
         finish(trace, "ideal")
+
+
+def test_compute_scale_multiplies_each_ranks_recorded_compute():
+    # rank 0 computes 1 ms then sends, rank 1 computes 3 ms then receives: 3 ms on the ideal network
+    trace = whatif.from_calls([[C("MPI_Send", 1, 8, compute=1e-3)], [C("MPI_Recv", 0, 8, compute=3e-3)]])
+    [slow_sender] = whatif.replay(trace, "ideal", compute_scale=np.array([5.0, 1.0]))
+    assert slow_sender.ranks["compute"].to_list() == pytest.approx([5e-3, 3e-3])
+    assert slow_sender.wall_time == pytest.approx(5e-3)  # the receiver now waits 2 ms
+    assert slow_sender.functions.loc[1, "MPI_Recv"] == pytest.approx(2e-3)
+    [doubled] = whatif.replay(trace, "ideal", compute_scale=np.array([2.0, 2.0]))
+    assert doubled.wall_time == pytest.approx(6e-3)
+    with pytest.raises(ScalewiseError, match="3 factors for 2 ranks"):
+        whatif.replay(trace, "ideal", compute_scale=np.ones(3))

@@ -136,3 +136,26 @@ def test_ranks_per_node_costs_messages_inside_a_node_with_the_local_network(plan
 def test_placement_options_explain_what_is_missing(planted, args, says):
     res = scalewise("whatif", planted, "--network", "gige", *args)
     assert res.returncode != 0 and says in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_another_runs_log_is_also_compared_at_its_own_compute(planted, tmp_path):
+    # The measured run computed twice as long as the traced one (a slower spell of the machine):
+    # rank 0 2 ms then 4 ms waiting, rank 1 6 ms.  On the ideal network the plain replay is 50% fast;
+    # given each rank's measured compute it is exact, wall and MPI share.
+    from scalewise.logfile.writer import write_profile
+    from support.profiles import build_profile
+
+    other = tmp_path / "other" / "job.swlog"
+    other.parent.mkdir()
+    write_profile(build_profile([(0, 6e-3, 4e-3), (1, 6e-3, 0.0)],
+                                [(0, "MPI_Send", "p2p", 1, 4e-3, 1 << 20), (1, "MPI_Recv", "p2p", 1, 0.0, 0)]), other)
+    res = scalewise("whatif", planted, "--network", "ideal", "--measured", other, "--json")
+    assert res.returncode == 0, res.stderr
+    [row] = json.loads(res.stdout)["vs_measured"]
+    assert row["wall_change"] == pytest.approx(-0.5) and row["compute_change"] == pytest.approx(-0.5)
+    assert row["wall_change_same_compute"] == pytest.approx(0.0, abs=1e-9)
+    assert row["mpi_share_points_same_compute"] == pytest.approx(0.0, abs=1e-6)
+    # the trace's own log is the run itself: no second replay, no same-compute columns
+    write_profile(build_profile([(0, 3e-3, 2e-3), (1, 3e-3, 0.0)]), planted.with_suffix(".swlog"))
+    [own] = json.loads(scalewise("whatif", planted, "--network", "ideal", "--json").stdout)["vs_measured"]
+    assert "wall_change_same_compute" not in own and own["wall_change"] == pytest.approx(0.0, abs=1e-9)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from scalewise.errors import ScalewiseError
@@ -23,13 +24,16 @@ MEASURED = "measured"
 class WhatIf:
     """``summary``: one row per source (wall_time, jobs_per_day, mpi_share, compute, mpi);
     ``functions``: MPI function x source, seconds summed over ranks;
-    ``ranks``: per (source, rank) compute and mpi seconds."""
+    ``ranks``: per (source, rank) compute and mpi seconds;
+    ``same_compute``: as ``summary``, one row per network, for the replay with each rank's compute set to
+    the measured run's (None unless the measured run is another run than the traced one)."""
 
     library: str
     summary: pd.DataFrame
     functions: pd.DataFrame
     ranks: pd.DataFrame
     capped: bool = False
+    same_compute: pd.DataFrame | None = None
 
     @property
     def networks(self) -> list[str]:
@@ -51,8 +55,21 @@ def _measured(profile: Profile) -> tuple[dict[str, float], pd.Series, pd.DataFra
     return _row(float(r["wall"].max()), float(ranks["compute"].sum()), float(ranks["mpi"].sum())), per_func, ranks
 
 
-def compare(predictions: list[Prediction], measured: Profile | None = None, capped: bool = False) -> WhatIf:
-    """The side-by-side tables of ``predictions`` (one trace, several networks) and the measured run."""
+def measured_compute_scale(measured: Profile, predicted: Prediction) -> np.ndarray:
+    """Per rank, the measured run's compute over the trace's: the factors that replay the trace with the
+    measured run's compute (a rank the trace shows no compute for keeps 1)."""
+    _, _, mr = _measured(measured)
+    mine = predicted.ranks["compute"].to_numpy()
+    if len(mr) != len(mine):
+        raise ScalewiseError(f"measured run: {len(mr)} ranks, the trace {len(mine)}; compare runs of one job size")
+    theirs = mr.set_index("rank")["compute"].reindex(range(len(mine))).fillna(0).to_numpy()
+    return np.where(mine > 0, theirs / np.where(mine > 0, mine, 1), 1.0)
+
+
+def compare(predictions: list[Prediction], measured: Profile | None = None, capped: bool = False,
+            same_compute: list[Prediction] | None = None) -> WhatIf:
+    """The side-by-side tables of ``predictions`` (one trace, several networks) and the measured run;
+    ``same_compute``: the same replays with the measured run's compute (measured_compute_scale)."""
     names = [p.network for p in predictions]
     twice = sorted({n for n in names if names.count(n) > 1 or n == MEASURED})
     if twice:
@@ -73,7 +90,12 @@ def compare(predictions: list[Prediction], measured: Profile | None = None, capp
     functions = functions.loc[functions.max(axis=1).sort_values(ascending=False).index]
     functions.index.name = "function"
     library = predictions[0].library if predictions else ""
-    return WhatIf(library, summary, functions, pd.concat(ranks, ignore_index=True), capped)
+    rescaled = None
+    if same_compute:
+        rescaled = pd.DataFrame.from_dict({p.network: _row(p.wall_time, float(p.ranks["compute"].sum()),
+                                                           float(p.ranks["mpi"].sum())) for p in same_compute},
+                                          orient="index")
+    return WhatIf(library, summary, functions, pd.concat(ranks, ignore_index=True), capped, rescaled)
 
 
 def against_measured(w: WhatIf) -> pd.DataFrame:
@@ -83,11 +105,22 @@ def against_measured(w: WhatIf) -> pd.DataFrame:
 
     ``compute_change`` is the traced run's compute over the measured run's, less 1: the replay
     keeps the trace's compute, so a run recorded in a slow spell of the machine is predicted slow
-    whatever the network; this column tells that part of an error from the network model's."""
+    whatever the network; this column tells that part of an error from the network model's.
+    When the measured run is another run, ``wall_change_same_compute`` and
+    ``mpi_share_points_same_compute`` are the same changes for the replay given each rank's measured
+    compute: what is left is the network model's part alone."""
+    columns = ["wall_change", "mpi_share_points", "compute_change"]
+    if w.same_compute is not None:
+        columns += ["wall_change_same_compute", "mpi_share_points_same_compute"]
     if MEASURED not in w.summary.index:
-        return pd.DataFrame(columns=["wall_change", "mpi_share_points", "compute_change"])
+        return pd.DataFrame(columns=columns)
     m = w.summary.loc[MEASURED]
     s = w.summary.drop(index=MEASURED)
-    return pd.DataFrame({"wall_change": s["wall_time"] / m["wall_time"] - 1,
-                         "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100,
-                         "compute_change": s["compute"] / m["compute"] - 1 if m["compute"] else 0.0})
+    out = pd.DataFrame({"wall_change": s["wall_time"] / m["wall_time"] - 1,
+                        "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100,
+                        "compute_change": s["compute"] / m["compute"] - 1 if m["compute"] else 0.0})
+    if w.same_compute is not None:
+        r = w.same_compute.reindex(s.index)
+        out["wall_change_same_compute"] = r["wall_time"] / m["wall_time"] - 1
+        out["mpi_share_points_same_compute"] = (r["mpi_share"] - m["mpi_share"]) * 100
+    return out

@@ -46,7 +46,7 @@ class _Templates(C.Structure):
 
 
 class _Placement(C.Structure):
-    _fields_ = [("node_of", _P), ("local", C.POINTER(_Network))]
+    _fields_ = [("node_of", _P), ("local", C.POINTER(_Network)), ("compute_scale", _P)]
 
 
 class _Result(C.Structure):
@@ -164,17 +164,25 @@ class Decoded:
         return int(self._lib.sw_bytes(self._handle))
 
     def run(self, tpl: Templates, cost: np.ndarray, net: Network, node_of: np.ndarray | None = None,
-            local: Network | None = None) -> EngineResult:
+            local: Network | None = None, compute_scale: np.ndarray | None = None) -> EngineResult:
         """Replay on ``net``; ``cost`` is each signature's measured per-call seconds.  With ``node_of`` (a node
-        per rank), messages between ranks of one node are costed with ``local`` (shared memory).  A deadlock
-        raises."""
+        per rank), messages between ranks of one node are costed with ``local`` (shared memory).  With
+        ``compute_scale`` (a factor per rank), each rank's recorded compute is multiplied by its factor.  A
+        deadlock raises."""
         keep = []
         c_net = _network(net, keep)
         place = None
         if node_of is not None and local is not None:
             nodes = np.ascontiguousarray(node_of, dtype=np.int32)
             keep.append(nodes)
-            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)))
+            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)), None)
+        if compute_scale is not None:
+            scale = np.ascontiguousarray(compute_scale, dtype=np.float64)
+            if scale.shape != (self.nranks,):
+                raise ScalewiseError(f"compute scale: {scale.size} factors for {self.nranks} ranks")
+            keep.append(scale)
+            place = place or _Placement(None, None, None)
+            place.compute_scale = _ptr(scale)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         arrays = [_i64(tpl.first), _i64(tpl.size), cost, _i64(tpl.start),
                   np.ascontiguousarray(tpl.op, dtype=np.uint8), np.ascontiguousarray(tpl.peer, dtype=np.int32),

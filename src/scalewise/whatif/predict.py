@@ -10,7 +10,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.logfile.tracefile import find_trace, read_trace
 from scalewise.model import Profile
 from scalewise.whatif.api import replay
-from scalewise.whatif.compare import WhatIf, against_measured, compare
+from scalewise.whatif.compare import WhatIf, against_measured, compare, measured_compute_scale
 from scalewise.whatif.network import Network, network
 from scalewise.whatif.traced_pop import library_of
 
@@ -75,6 +75,14 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     log = measured_log(trace, measured)
     profile = read_profile(log) if log else None
     library = library or (library_of(profile) if profile is not None else "openmpi")
-    predictions = replay(tr, nets, library=library, ranks_per_node=ranks_per_node, placement=placement, local=local)
-    w = compare(predictions, profile, tr.capped)
+    where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local}
+    predictions = replay(tr, nets, library=library, **where)
+    same_compute = None
+    if profile is not None and log != trace.with_suffix(".swlog"):
+        # Another run: its compute differs from the trace's by the machine's noise as well as by the
+        # network, so the replay is run again with each rank's measured compute (what is left of the
+        # change is the network model's).
+        scale = measured_compute_scale(profile, predictions[0])
+        same_compute = replay(tr, nets, library=library, compute_scale=scale, **where)
+    w = compare(predictions, profile, tr.capped, same_compute)
     return Predicted(trace, log, profile, w, [n for n in nets if n.doubts])
