@@ -35,6 +35,19 @@ static int ask_world(const char *pmpi_name)
     return value;
 }
 
+/* The next definition of an init function, or a one-line reason and exit:
+ * without it (libmpi loaded in a private scope, a program not linked against
+ * MPI) the call would jump to address 0. */
+static void *next_init(const char *name)
+{
+    void *real = dlsym(RTLD_NEXT, name);
+    if (!real) {
+        fprintf(stderr, "scalewise probe: %s: no MPI library loaded after the probe defines it\n", name);
+        _exit(1);
+    }
+    return real;
+}
+
 static void note_world(void)
 {
     const char *dir = getenv("SCALEWISE_PROBE_DIR");
@@ -53,7 +66,7 @@ static void note_world(void)
 
 SW_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
-    init_fn real = (init_fn)dlsym(RTLD_NEXT, "PMPI_Init");
+    init_fn real = (init_fn)next_init("PMPI_Init");
     int rc = real(argc, argv);
     if (rc == MPI_SUCCESS)
         note_world();
@@ -64,7 +77,7 @@ SW_EXPORT int MPI_Init(int *argc, char ***argv) { return PMPI_Init(argc, argv); 
 
 SW_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    init_thread_fn real = (init_thread_fn)dlsym(RTLD_NEXT, "PMPI_Init_thread");
+    init_thread_fn real = (init_thread_fn)next_init("PMPI_Init_thread");
     int rc = real(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         note_world();
