@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from scalewise.launch.preload import FLAVOURS
+from scalewise.cli.mpi_names import debian_option
 from scalewise.whatif.calibrate.collbench import COLLECTIVES, SIZES, parse_collectives, parse_sizes
 from scalewise.whatif.calibrate.pingpong import STATISTICS
 
 
 @click.command()
-@click.option("--mpi", "flavour", type=click.Choice(FLAVOURS), default="openmpi", show_default=True,
+@click.option("--mpi", "flavour", default="openmpi", show_default=True, callback=debian_option("calibrate"),
               help="MPI library to measure with.")
 @click.option("--hosts", help="Two hosts, comma-separated, one rank on each (default: both ranks here).")
 @click.option("--cluster", "on_cluster", is_flag=True,

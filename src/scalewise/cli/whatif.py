@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from scalewise.cli.output import echo_json, json_option
-from scalewise.launch.preload import FLAVOURS
+from scalewise.cli.mpi_names import release_option
 
 
 @click.command()
@@ -15,8 +15,9 @@ from scalewise.launch.preload import FLAVOURS
 @click.option("--network", "networks", default="ideal", show_default=True,
               help="Networks to replay on, comma-separated: presets (gige, 10gige, qdr-ib, fdr-ib, edr-ib, "
                    "hdr-ib, ideal) or parameter files (.yaml, e.g. from scalewise calibrate).")
-@click.option("--mpi", "library", type=click.Choice(FLAVOURS), default=None,
-              help="Library whose collective algorithms the replay uses [default: the run's, from its log; "
+@click.option("--mpi", "library", default=None, callback=release_option,
+              help="Library whose collective algorithms the replay uses: openmpi, mpich (Debian's) or an identity such as "
+                   "openmpi-5.0.11, mpich-5.0.2, intelmpi-2021.19 [default: the run's, from its log; "
                    "openmpi without one].")
 @click.option("--measured", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Job log to show beside the predictions (default: the .swlog beside the trace, if any).")
@@ -52,6 +53,8 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
         if p.whatif.capped:
             click.echo("note: the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS); "
                        "the prediction covers the recorded part only")
+        if p.to_json_dict()["assumption"]:
+            click.echo(f"note: {p.to_json_dict()['assumption']}")
         if p.profile is not None:
             click.echo("note: the change against the measured run is the prediction's error only for the "
                        "network the run was measured on")

@@ -1,6 +1,7 @@
 """What each MPI library lets a user choose for a collective or for point-to-point, as parameter sets.
 
-Open MPI 4.1 (``ompi_info --all``, component coll/tuned): an algorithm is
+The sets follow the release line of the MPI's identity (launch/releases.py).
+Open MPI 4.1 and 5.0 (``ompi_info --all``, component coll/tuned): an algorithm is
 forced with ``coll_tuned_use_dynamic_rules=1`` and
 ``coll_tuned_<coll>_algorithm=N``; the numbers below are the ``Valid values``
 Open MPI 4.1.4 prints on this machine (0, "ignore", is the default: the
@@ -8,7 +9,12 @@ fixed decision rules).  MPICH 4.0 (``mpivars``): ``MPIR_CVAR_<COLL>_INTRA_ALGORI
 takes a name; ``auto`` is the default.  Point-to-point: the size up to which a
 message is sent eagerly (Open MPI's ``btl_<btl>_eager_limit``; MPICH's
 shared-memory queue cell, ``MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE``, on one
-node, UCX's ``UCX_RNDV_THRESH`` between nodes).
+node, UCX's ``UCX_RNDV_THRESH`` between nodes).  Open MPI 5.0 adds ``sparbit``
+to allgather(v), and puts coll/han (priority 35) before coll/tuned (30) on a
+communicator that spans nodes; MPICH 5.0 (its ``mpivars``) replaces barrier's
+``dissemination`` by ``k_dissemination``.  Intel MPI 2021: ``I_MPI_ADJUST_<COLL>=N``,
+numbered as in its Developer Reference, "I_MPI_ADJUST Family Environment
+Variables" (docs/tuning.md cites the page).
 """
 
 from __future__ import annotations
@@ -33,6 +39,13 @@ OPENMPI_ALGORITHMS: dict[str, dict[int, str]] = {
     "scatter": {1: "basic_linear", 2: "binomial", 3: "linear_nb"},
     "reduce_scatter": {1: "non-overlapping", 2: "recursive_halving", 3: "ring", 4: "butterfly"},
 }
+# Open MPI 5.0.11's ompi_info --all: the same numbers, and sparbit last in allgather and allgatherv.
+OPENMPI5_ALGORITHMS: dict[str, dict[int, str]] = {**OPENMPI_ALGORITHMS,
+                                                  "allgather": {**OPENMPI_ALGORITHMS["allgather"], 7: "sparbit"},
+                                                  "allgatherv": {**OPENMPI_ALGORITHMS["allgatherv"], 6: "sparbit"}}
+# Above coll/han's default priority (35 in Open MPI 5.0), so that a forced coll/tuned algorithm is the one
+# that runs on a communicator spanning nodes (han disqualifies itself on one node).
+OPENMPI5_TUNED_PRIORITY = "40"
 # Open MPI's two_proc algorithms refuse any communicator but two ranks.
 _TWO_PROC_ONLY = "two_proc"
 
@@ -50,25 +63,51 @@ MPICH_ALGORITHMS: dict[str, tuple[str, ...]] = {
     "reduce_scatter": ("nb", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving"),
 }
 
+MPICH5_ALGORITHMS: dict[str, tuple[str, ...]] = {**MPICH_ALGORITHMS, "barrier": ("nb", "smp", "k_dissemination")}
+
+# Intel MPI 2021's presets a flat communicator can take (the topology-aware ones are left out: on one
+# node they are the same as a flat one, across nodes they depend on the placement).
+INTELMPI_ALGORITHMS: dict[str, dict[int, str]] = {
+    "allreduce": {1: "recursive_doubling", 2: "rabenseifner", 3: "reduce_bcast", 5: "binomial_gather_scatter",
+                  7: "shumilin_ring", 8: "ring", 9: "knomial"},
+    "bcast": {1: "binomial", 2: "recursive_doubling", 3: "ring", 7: "shumilin", 8: "knomial"},
+    "reduce": {1: "shumilin", 2: "binomial", 5: "rabenseifner", 7: "knomial"},
+    "alltoall": {1: "bruck", 2: "isend_irecv_waitall", 3: "pairwise", 4: "plum"},
+    "alltoallv": {1: "isend_irecv_waitall", 2: "plum"},
+    "allgather": {1: "recursive_doubling", 2: "bruck", 3: "ring", 5: "knomial"},
+    "allgatherv": {1: "recursive_doubling", 2: "bruck", 3: "ring"},
+    "barrier": {1: "dissemination", 2: "recursive_doubling", 5: "binomial_gather_scatter"},
+    "gather": {1: "binomial", 3: "shumilin"},
+    "scatter": {1: "binomial", 3: "shumilin"},
+    "reduce_scatter": {1: "recursive_halving", 2: "pairwise", 3: "recursive_doubling", 4: "reduce_scatterv"},
+}
+
 # Defaults on this machine (ompi_info --all; mpivars), the value a threshold set moves away from.
-OPENMPI_EAGER = {"vader": 4096, "tcp": 65536}
+OPENMPI_EAGER = {"vader": 4096, "sm": 4096, "tcp": 65536}  # sm: Open MPI 5.0's name for vader
 MPICH_SHM_CELL = 69632
+MPICH5_SHM_CELL = 8192  # MPICH 5.0.2's mpivars
 EAGER_RANGE = (1024, 1 << 20)
 
 
-def algorithm_sets(mpi: str, target: TuneTarget) -> dict[str, MpiSettings]:
-    """One parameter set per algorithm the library offers for ``target``'s collective (none if it offers none)."""
+def algorithm_sets(line: str, target: TuneTarget, spans_nodes: bool = False) -> dict[str, MpiSettings]:
+    """One parameter set per algorithm the library (its release ``line``, launch/releases.py) offers for
+    ``target``'s collective (none if it offers none)."""
     coll = target.collective
     out: dict[str, MpiSettings] = {}
-    if mpi == "openmpi":
-        for number, name in OPENMPI_ALGORITHMS.get(coll, {}).items():
+    if line.startswith("openmpi-"):
+        table = OPENMPI5_ALGORITHMS if line == "openmpi-5.0" else OPENMPI_ALGORITHMS
+        extra = {"coll_tuned_priority": OPENMPI5_TUNED_PRIORITY} if line == "openmpi-5.0" and spans_nodes else {}
+        for number, name in table.get(coll, {}).items():
             if name == _TWO_PROC_ONLY and target.comm_size != 2:
                 continue
             out[f"{coll}-{number}-{name}"] = MpiSettings(mca={"coll_tuned_use_dynamic_rules": "1",
-                                                              f"coll_tuned_{coll}_algorithm": str(number)})
-    elif mpi == "mpich":
-        for name in MPICH_ALGORITHMS.get(coll, ()):
+                                                              f"coll_tuned_{coll}_algorithm": str(number), **extra})
+    elif line.startswith("mpich-"):
+        for name in (MPICH5_ALGORITHMS if line == "mpich-5.0" else MPICH_ALGORITHMS).get(coll, ()):
             out[f"{coll}-{name}"] = MpiSettings(cvars={f"MPIR_CVAR_{coll.upper()}_INTRA_ALGORITHM": name})
+    elif line.startswith("intelmpi-"):
+        for number, name in INTELMPI_ALGORITHMS.get(coll, {}).items():
+            out[f"{coll}-{number}-{name}"] = MpiSettings(env={f"I_MPI_ADJUST_{coll.upper()}": str(number)})
     return out
 
 
@@ -81,25 +120,28 @@ def threshold_values(target: TuneTarget, default: int) -> list[int]:
     return sorted(v for v in values if v != default)
 
 
-def threshold_sets(mpi: str, target: TuneTarget, over_network: bool) -> dict[str, MpiSettings]:
-    """Parameter sets that move the eager/rendezvous threshold around ``target``'s typical size."""
+def threshold_sets(line: str, target: TuneTarget, over_network: bool) -> dict[str, MpiSettings]:
+    """Parameter sets that move the eager/rendezvous threshold around ``target``'s typical size (none for
+    Intel MPI, whose thresholds are not modelled, nor for MPICH 5 between nodes, whose netmod may be OFI)."""
     out: dict[str, MpiSettings] = {}
-    if mpi == "openmpi":
-        btl = "tcp" if over_network else "vader"
+    if line.startswith("openmpi-"):
+        btl = "tcp" if over_network else ("sm" if line == "openmpi-5.0" else "vader")
         for v in threshold_values(target, OPENMPI_EAGER[btl]):
             out[f"eager-{v}"] = MpiSettings(mca={f"btl_{btl}_eager_limit": str(v)})
-    elif mpi == "mpich":
-        for v in threshold_values(target, -1 if over_network else MPICH_SHM_CELL):
+    elif line == "mpich-4.0" or (line == "mpich-5.0" and not over_network):
+        cell = MPICH5_SHM_CELL if line == "mpich-5.0" else MPICH_SHM_CELL
+        for v in threshold_values(target, -1 if over_network else cell):
             out[f"eager-{v}"] = (MpiSettings(mpich_env={"UCX_RNDV_THRESH": str(v)}) if over_network
                                  else MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v)}))
     return out
 
 
-def candidate_sets(mpi: str, targets: list[TuneTarget], over_network: bool) -> dict[str, dict[str, MpiSettings]]:
+def candidate_sets(line: str, targets: list[TuneTarget], over_network: bool, spans_nodes: bool = False
+                   ) -> dict[str, dict[str, MpiSettings]]:
     """Per target name, its parameter sets (each changes one thing from the default), busiest target first."""
     out = {}
     for t in targets:
-        sets = algorithm_sets(mpi, t) if t.collective else threshold_sets(mpi, t, over_network)
+        sets = algorithm_sets(line, t, spans_nodes) if t.collective else threshold_sets(line, t, over_network)
         if sets:
             out[t.name] = sets
     return out

@@ -23,10 +23,12 @@ import yaml
 
 from scalewise.analysis.stats import MIN_REPS as MIN_REPETITIONS
 from scalewise.analysis.study.tuning import DEFAULT
-from scalewise.campaign.mpi_settings import MPI_LIBRARIES, MpiSettings
+from scalewise.campaign.mpi_settings import MpiSettings
 from scalewise.campaign.results import locate_results, read_results
 from scalewise.errors import ScalewiseError
+from scalewise.launch.mpis import alias_of, identity_from_version
 from scalewise.launch.preload import binary_flavour
+from scalewise.launch.releases import release_line
 from scalewise.logfile.meta import mpi_flavour
 from scalewise.logfile.reader import read_profile
 from scalewise.model.profile import Profile
@@ -53,6 +55,12 @@ class TuneSource:
     axes: dict  # ranks, nodes, transport and custom axes of the run to tune
     run_seconds: float  # one run, launch included, estimated
     transports: dict = field(default_factory=dict)  # a non-built-in transport's definition
+    mpis: dict = field(default_factory=dict)  # the study's own name for its MPI, with its prefix
+
+    @property
+    def line(self) -> str:
+        """The MPI's release line (launch/releases.py): which settings the library understands."""
+        return release_line(self.mpi, "tune")
 
     @property
     def targets(self) -> list[TuneTarget]:
@@ -60,9 +68,12 @@ class TuneSource:
 
 
 def _flavour(profile: Profile) -> str:
-    """The run's MPI: as its log names it, else from what its program is linked against."""
+    """The run's MPI: its identity as its log names it (Debian's two by their short names), else what its
+    program is linked against."""
     command = profile.meta.get("command") or []
-    found = mpi_flavour(profile.meta) or (binary_flavour(command[0]) if command else None)
+    identity = identity_from_version(str(profile.meta.get("mpi_library") or ""))
+    found = ((alias_of(identity) or identity) if identity else None) or mpi_flavour(profile.meta) \
+        or (binary_flavour(command[0]) if command else None)
     if found is None:
         library = str(profile.meta.get("mpi_library") or "")
         raise ScalewiseError(f"{profile.path}: cannot tell which MPI library the run used (mpi_library: "
@@ -108,10 +119,12 @@ def source_from_study(path: str | Path) -> TuneSource:
         axes["custom"] = custom  # the run's own axes, declared as such in the generated study too
     transports = {t: s.model_dump(exclude_defaults=True) for t, s in study.model.transports.items()
                   if t == run["transport"]}
+    mpis = {m: s.model_dump(exclude_defaults=True) for m, s in study.model.mpis.items()
+            if m == run["mpi"]}
     return TuneSource(origin=f"{path} (run {run['run_id']}: {run['app']}, {run['mpi']}, {int(run['ranks'])} ranks)",
                       profile=read_profile(run["profile_path"]), mpi=str(run["mpi"]), application=app,
                       workdir=study.workdir, axes=axes, run_seconds=float(same["wall"].median()),
-                      transports=transports)
+                      transports=transports, mpis=mpis)
 
 
 @dataclass(frozen=True)
@@ -132,15 +145,14 @@ def _over_network(source: TuneSource) -> bool:
 
 def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions: int = MIN_REPETITIONS) -> TunePlan:
     """The tuning study: the default plus every candidate set that fits in the budget, busiest target first."""
-    if source.mpi not in MPI_LIBRARIES:
-        raise ScalewiseError(f"cannot tune MPI library {source.mpi!r} (expected {', '.join(MPI_LIBRARIES)})")
+    line = source.line
     if repetitions < MIN_REPETITIONS:
         raise ScalewiseError(f"--repetitions: at least {MIN_REPETITIONS}, or the noise guard cannot decide")
     targets = source.targets
     if not targets:
         raise ScalewiseError(f"{source.origin}: no collective or point-to-point traffic holds 5% of MPI time; "
                              "nothing for MPI settings to tune")
-    candidates = candidate_sets(source.mpi, targets, _over_network(source))
+    candidates = candidate_sets(line, targets, _over_network(source), source.axes.get("nodes", [1])[0] > 1)
     if not candidates:
         names = ", ".join(t.name for t in targets)
         raise ScalewiseError(f"{source.origin}: {source.mpi} offers no choice for what dominates ({names})")
@@ -183,6 +195,8 @@ def plan_study(source: TuneSource, name: str, budget_minutes: float, repetitions
     }
     if not study["transports"]:
         del study["transports"]
+    if source.mpis:
+        study = {"mpis": source.mpis, **study}
     runs = (len(params) + 1) * repetitions
     return TunePlan(study, targets, kept, dropped, runs, (runs + confirm) * source.run_seconds)
 
@@ -220,18 +234,23 @@ def held_out_study(study: dict, confirm: dict, chosen: str, repetitions: int) ->
     return _fresh(study, "held-out", "Held-out round of the chosen set on fresh runs: ", sets, repetitions, 2)
 
 
-def settings_file(mpi: str, settings: MpiSettings | None, note: str) -> str:
-    """The winner as Open MPI reads MCA parameter files (``name = value``) or as an environment file (``NAME=VALUE``)."""
-    lines = [f"# {line}" for line in note.splitlines()]
+def settings_file(line: str, settings: MpiSettings | None, note: str) -> str:
+    """The winner as Open MPI reads MCA parameter files (``name = value``) or, for MPICH and Intel MPI, as an
+    environment file (``NAME=VALUE``); ``line`` is the MPI's release line."""
+    lines = [f"# {text}" for text in note.splitlines()]
+    library = line.split("-", 1)[0]  # a short name (openmpi, mpich) is its own family
     if settings is None:
         lines.append("# no setting beat the default beyond noise on fresh runs: nothing to set")
-    elif mpi == "openmpi":
+    elif library == "openmpi":
         lines.append("# use: mpirun --mca mca_base_param_files THIS_FILE ... (or append to ~/.openmpi/mca-params.conf)")
         lines += [f"{k} = {v}" for k, v in sorted(settings.mca.items())]
         lines += [f"# environment: {k}={v}" for k, v in sorted({**settings.env, **settings.openmpi_env}.items())]
-    else:
+    elif library == "mpich":
         lines.append("# use: set -a; . THIS_FILE; set +a; mpiexec ...")
         lines += [f"{k}={v}" for k, v in sorted({**settings.cvars, **settings.env, **settings.mpich_env}.items())]
+    else:
+        lines.append("# use: set -a; . THIS_FILE; set +a; mpiexec.hydra ...")
+        lines += [f"{k}={v}" for k, v in sorted(settings.env.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -97,9 +97,9 @@ def run_tuning(source: TuneSource, plan: TunePlan, outdir: Path, reporter: Repor
     best, held_out_path = d.best, paths.get("held-out")
     chosen = None if best is None else str(best["params"])
     settings = load_study(held_out_path).model.parameter_sets[chosen] if best is not None else None
-    suffix = "conf" if source.mpi == "openmpi" else "env"
+    suffix = "conf" if source.line.startswith("openmpi-") else "env"
     settings_path = outdir / f"tuned-{source.mpi}.{suffix}"
-    settings_path.write_text(settings_file(source.mpi, settings, _note(source, best)))
+    settings_path.write_text(settings_file(source.line, settings, _note(source, best)))
     return TuneOutcome(plan, study_path, tuning, d.picks, paths.get("confirm"), d.confirmed, d.passed, held_out_path,
                        d.held_out, best, settings_path, failed, launch_share(source, tuning.attrs.get("walls", [])))
 

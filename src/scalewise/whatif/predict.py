@@ -12,6 +12,7 @@ from scalewise.model import Profile
 from scalewise.whatif.api import replay
 from scalewise.whatif.compare import WhatIf, against_measured, compare, measured_compute_scale
 from scalewise.whatif.network import Network, network
+from scalewise.whatif.collectives import assumption, rules_of
 from scalewise.whatif.traced_pop import library_of
 
 
@@ -31,7 +32,8 @@ class Predicted:
         return {"library": w.library, "trace": str(self.trace), "measured": str(self.log) if self.log else None,
                 "capped": w.capped, "summary": w.summary.reset_index().to_dict("records"),
                 "vs_measured": against_measured(w).reset_index(names="source").to_dict("records"),
-                "doubts": {n.name: n.doubts for n in self.doubted}}
+                "doubts": {n.name: n.doubts for n in self.doubted}, "rules": rules_of(w.library),
+                "assumption": assumption(w.library)}
 
 
 def measured_log(trace: Path, given: Path | None) -> Path | None:

@@ -1,17 +1,41 @@
 """Collective decomposition: which algorithm the target MPI library picks for
 a call (its own selection rules, read from its source: data/*.json), and that
 algorithm's point-to-point schedule (algorithms.py).  docs/whatif.md cites
-the rules and lists each algorithm."""
+the rules and lists each algorithm.
+
+A library is named by its short name or identity and read down to its release
+line (launch/releases.py); each line replays the rules of its own source.
+Intel MPI publishes no rules: it is replayed with MPICH 5.0's, a stated
+assumption (:func:`assumption`)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from scalewise.errors import ScalewiseError
+from scalewise.launch.releases import release_line
 from scalewise.whatif.collectives import mpich, openmpi
 from scalewise.whatif.collectives.algorithms import Schedule
 
-LIBRARIES = {"openmpi": openmpi.choose, "mpich": mpich.choose}
+# Release line -> the rules it is replayed with.
+RULES = {"openmpi-4.1": "openmpi-4.1", "openmpi-5.0": "openmpi-5.0", "mpich-4.0": "mpich-4.0",
+         "mpich-5.0": "mpich-5.0", "intelmpi-2021": "mpich-5.0"}
+_CHOOSE = {**{line: partial(openmpi.choose, line=line) for line in openmpi.LINES},
+           **{line: partial(mpich.choose, line=line) for line in mpich.LINES}}
+
+
+@lru_cache(maxsize=64)
+def rules_of(library: str) -> str:
+    """The rules ``library`` (openmpi, mpich, an identity or a study's name) is replayed with."""
+    return RULES[release_line(library, "--mpi")]
+
+
+def assumption(library: str) -> str | None:
+    """What the replay assumes about ``library``'s collectives beyond its own published rules, or None."""
+    line = release_line(library, "--mpi")
+    if RULES[line].split("-")[0] != line.split("-")[0]:
+        return (f"{library} publishes no collective selection rules: its collectives are replayed with "
+                f"{RULES[line].replace('mpich-', 'MPICH ')}'s default rules (its own tuning files may pick others)")
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -21,7 +45,6 @@ def schedule(library: str, func: str, P: int, sizes: int | tuple[int, ...], root
 
     ``sizes`` is the call's byte count (docs/trace-format.md says which one
     each collective records), or for the v-collectives one entry per rank."""
-    if library not in LIBRARIES:
-        raise ScalewiseError(f"unknown MPI library '{library}' (expected one of {', '.join(LIBRARIES)})")
+    choose = _CHOOSE[rules_of(library)]
     per_rank = list(sizes) if isinstance(sizes, tuple) else [sizes] * P
-    return LIBRARIES[library](func, P, per_rank, root % P if P else 0, commutative)
+    return choose(func, P, per_rank, root % P if P else 0, commutative)

@@ -1,6 +1,8 @@
-"""MPICH 4.0: its default collective selection (maint/tuning/coll/mpir/generic.json,
-vendored as data/mpich-4.0-generic.json and walked here the way
-src/mpi/coll/src/csel.c walks it) and the MPIR algorithms it names.
+"""MPICH 4.0 and 5.0: their default collective selection (maint/tuning/coll/mpir/generic.json
+of each release, vendored as data/mpich-<line>-generic.json and walked here the
+way src/mpi/coll/src/csel.c walks it) and the MPIR algorithms it names.  The two
+differ in one rule: 5.0's barrier is k_dissemination with k=2, the same
+exchanges as 4.0's dissemination.
 
 The communicator is taken as flat (comm_hierarchy is not "parent"): one rank
 per node, which is the set-up the network models describe."""
@@ -23,9 +25,12 @@ THROTTLE = 32  # MPIR_CVAR_ALLTOALL_THROTTLE default: peers in flight in the "sc
 _KEY = re.compile(r"^(\w+)(<=|<|=)(.+)$")
 
 
+LINES = ("mpich-4.0", "mpich-5.0")
+
+
 @cache
-def rules() -> dict:
-    text = resources.files("scalewise.whatif").joinpath("data/mpich-4.0-generic.json").read_text()
+def rules(line: str = LINES[0]) -> dict:
+    text = resources.files("scalewise.whatif").joinpath(f"data/{line}-generic.json").read_text()
     return json.loads(text)["rules"]
 
 
@@ -54,15 +59,15 @@ def _holds(key: str, facts: dict) -> bool:
     return got < int(limit)
 
 
-def select(func: str, P: int, sizes: list[int], commutative: bool = True) -> str:
-    """The MPIR algorithm MPICH 4.0's default selection picks."""
+def select(func: str, P: int, sizes: list[int], commutative: bool = True, line: str = LINES[0]) -> str:
+    """The MPIR algorithm the default selection of MPICH release ``line`` picks."""
     avg, total = _sizes_seen(func, P, sizes)
     facts = {"collective": func[4:].lower(), "comm_type": "intra", "comm_size": P, "avg_msg_size": avg,
              "total_msg_size": total, "count": math.ceil(sizes[0] / ELEMENT_BYTES), "pof2": A.pof2_below(P),
              "comm_hierarchy": "flat", "is_commutative": "yes" if commutative else "no",
              "is_op_built_in": "yes", "is_sendbuf_inplace": "no", "is_block_regular": "yes",
              "is_node_consecutive": "no"}
-    node = rules()["collective=" + facts["collective"]]
+    node = rules(line)["collective=" + facts["collective"]]
     while True:
         for key in node:
             if key.startswith("algorithm="):
@@ -99,6 +104,7 @@ def _builders(P: int, sizes: list[int], root: int):
         "MPIR_Gatherv_allcomm_linear": lambda: A.linear_nonblocking(P, root, sizes, to_root=True),
         "MPIR_Scatterv_allcomm_linear": lambda: A.linear_nonblocking(P, root, sizes, to_root=False),
         "MPIR_Barrier_intra_dissemination": lambda: A.dissemination_barrier(P),
+        "MPIR_Barrier_intra_k_dissemination": lambda: A.dissemination_barrier(P),  # k=2: one peer a round
         "MPIR_Alltoall_intra_brucks": lambda: A.bruck_alltoall(P, sizes),
         "MPIR_Alltoall_intra_scattered": lambda: A.linear_alltoall(P, sizes, THROTTLE),
         "MPIR_Alltoall_intra_pairwise": lambda: A.pairwise_alltoall(P, sizes),
@@ -106,11 +112,12 @@ def _builders(P: int, sizes: list[int], root: int):
     }
 
 
-def choose(func: str, P: int, sizes: list[int], root: int, commutative: bool = True) -> tuple[str, A.Schedule]:
-    """(algorithm, schedule) MPICH 4.0 runs for this call."""
+def choose(func: str, P: int, sizes: list[int], root: int, commutative: bool = True, line: str = LINES[0]
+           ) -> tuple[str, A.Schedule]:
+    """(algorithm, schedule) MPICH release ``line`` runs for this call."""
     if P == 1:
         return "self", A.empty(1)
-    name = select(func, P, sizes, commutative)
+    name = select(func, P, sizes, commutative, line)
     builders = _builders(P, sizes, root)
     if name not in builders:
         raise ScalewiseError(f"MPICH selection picked {name}, which the replay does not model")

@@ -1,7 +1,7 @@
-"""Open MPI 4.1 coll/tuned: the fixed decision rules (data/openmpi-4.1-tuned.json,
-extracted from coll_tuned_decision_fixed.c by scripts/ompi-tuned-rules.py)
-and the numbered algorithms they name, with segment size 0 (no pipelining)
-as the fixed rules pass it."""
+"""Open MPI 4.1 and 5.0 coll/tuned: the fixed decision rules (data/openmpi-<line>-tuned.json,
+extracted from coll_tuned_decision_fixed.c of each release by scripts/ompi-tuned-rules.py;
+the two are the same rules) and the numbered algorithms they name, with segment
+size 0 (no pipelining) as the fixed rules pass it."""
 
 from __future__ import annotations
 
@@ -19,16 +19,19 @@ CHAIN_FANOUT = 4  # coll_tuned_init_chain_fanout default
 _COND = re.compile(r"(\w+) (<|==) (\d+)$")
 
 
+LINES = ("openmpi-4.1", "openmpi-5.0")
+
+
 @cache
-def rules() -> dict:
-    text = resources.files("scalewise.whatif").joinpath("data/openmpi-4.1-tuned.json").read_text()
+def rules(line: str = LINES[0]) -> dict:
+    text = resources.files("scalewise.whatif").joinpath(f"data/{line}-tuned.json").read_text()
     return json.loads(text)
 
 
-def decide(collective: str, P: int, total_dsize: int, commutative: bool = True) -> int:
-    """The algorithm number coll_tuned_<collective>_intra_dec_fixed returns."""
+def decide(collective: str, P: int, total_dsize: int, commutative: bool = True, line: str = LINES[0]) -> int:
+    """The algorithm number coll_tuned_<collective>_intra_dec_fixed of release ``line`` returns."""
     env = {"communicator_size": P, "total_dsize": total_dsize, "per_rank_dsize": total_dsize}
-    rule = rules()[collective]
+    rule = rules(line)[collective]
     while isinstance(rule, list):
         cond, yes, no = rule
         if cond == "!ompi_op_is_commute(op)":
@@ -44,12 +47,13 @@ def _count(n: int) -> int:
     return math.ceil(n / ELEMENT_BYTES)
 
 
-def _allreduce(alg: int, P: int, n: int, commutative: bool) -> tuple[str, A.Schedule]:
+def _allreduce(alg: int, P: int, n: int, commutative: bool, line: str) -> tuple[str, A.Schedule]:
     if alg == 1:
         return "basic_linear", A.concat(A.linear_sequential(P, 0, [n] * P, to_root=True),
                                         A.linear_nonblocking(P, 0, [n] * P, to_root=False))
     if alg == 2:
-        (_, red), (_, bc) = choose("MPI_Reduce", P, [n] * P, 0, commutative), choose("MPI_Bcast", P, [n] * P, 0)
+        (_, red), (_, bc) = (choose("MPI_Reduce", P, [n] * P, 0, commutative, line),
+                             choose("MPI_Bcast", P, [n] * P, 0, line=line))
         return "nonoverlapping", A.concat(red, bc)
     if alg in (4, 5) and _count(n) >= P:  # ring falls back below one element per rank
         return ("ring", "segmented_ring")[alg - 4], A.ring_allreduce(P, n)
@@ -95,13 +99,14 @@ def _alltoall(alg: int, P: int, blocks: list[int]) -> tuple[str, A.Schedule]:
     return name, build(P, blocks)
 
 
-def _allgather(alg: int, P: int, sizes: list[int], vector: bool) -> tuple[str, A.Schedule]:
+def _allgather(alg: int, P: int, sizes: list[int], vector: bool, line: str) -> tuple[str, A.Schedule]:
     names = ({1: "default", 2: "bruck", 3: "ring", 4: "neighbor", 5: "two_proc"} if vector else
              {1: "linear", 2: "bruck", 3: "recursive_doubling", 4: "ring", 5: "neighbor", 6: "two_proc"})
     name = names[alg]
     if name in ("linear", "default"):
-        gather = A.linear_sequential(P, 0, sizes, to_root=True) if vector else choose("MPI_Gather", P, sizes, 0)[1]
-        return name, A.concat(gather, choose("MPI_Bcast", P, [sum(sizes)] * P, 0)[1])
+        gather = (A.linear_sequential(P, 0, sizes, to_root=True) if vector
+                  else choose("MPI_Gather", P, sizes, 0, line=line)[1])
+        return name, A.concat(gather, choose("MPI_Bcast", P, [sum(sizes)] * P, 0, line=line)[1])
     if name == "recursive_doubling" and P & (P - 1):
         name = "bruck"  # Open MPI's recursive doubling hands non-powers of two to Bruck
     build = {"bruck": A.bruck_allgather, "recursive_doubling": A.recursive_doubling_allgather,
@@ -117,29 +122,33 @@ def _rooted_linear(alg_name: str, P: int, sizes: list[int], root: int, to_root: 
     return A.linear_sequential(P, root, sizes, to_root)
 
 
-def choose(func: str, P: int, sizes: list[int], root: int, commutative: bool = True) -> tuple[str, A.Schedule]:
-    """(algorithm, schedule) Open MPI 4.1's tuned component runs for this call."""
+def choose(func: str, P: int, sizes: list[int], root: int, commutative: bool = True, line: str = LINES[0]
+           ) -> tuple[str, A.Schedule]:
+    """(algorithm, schedule) the tuned component of Open MPI release ``line`` runs for this call."""
     if P == 1:
         return "self", A.empty(1)
     n = sizes[0]
+
+    def pick(collective: str, P: int, total_dsize: int, commutative: bool = True) -> int:
+        return decide(collective, P, total_dsize, commutative, line)
     if func == "MPI_Allreduce":
-        return _allreduce(decide("allreduce", P, n, commutative), P, n, commutative)
+        return _allreduce(pick("allreduce", P, n, commutative), P, n, commutative, line)
     if func == "MPI_Bcast":
-        return _bcast(decide("bcast", P, n), P, n, root)
+        return _bcast(pick("bcast", P, n), P, n, root)
     if func == "MPI_Reduce":
-        return _reduce(decide("reduce", P, n, commutative), P, n, root)
+        return _reduce(pick("reduce", P, n, commutative), P, n, root)
     if func == "MPI_Alltoall":
-        return _alltoall(decide("alltoall", P, n), P, sizes)
+        return _alltoall(pick("alltoall", P, n), P, sizes)
     if func == "MPI_Alltoallv":
         blocks = [s // P for s in sizes]  # a rank's total, spread evenly over its peers
-        return ("basic_linear", A.linear_alltoall(P, blocks)) if decide("alltoallv", P, 0) == 1 \
+        return ("basic_linear", A.linear_alltoall(P, blocks)) if pick("alltoallv", P, 0) == 1 \
             else ("pairwise", A.pairwise_alltoall(P, blocks))
     if func == "MPI_Allgather":
-        return _allgather(decide("allgather", P, n), P, sizes, vector=False)
+        return _allgather(pick("allgather", P, n), P, sizes, vector=False, line=line)
     if func == "MPI_Allgatherv":
-        return _allgather(decide("allgatherv", P, sum(sizes) // P), P, sizes, vector=True)
+        return _allgather(pick("allgatherv", P, sum(sizes) // P), P, sizes, vector=True, line=line)
     if func == "MPI_Barrier":
-        alg = decide("barrier", P, 0)
+        alg = pick("barrier", P, 0)
         table = {1: ("linear", A.linear_barrier), 2: ("double_ring", A.double_ring_barrier),
                  3: ("recursive_doubling", lambda p: A.allreduce_recursive_doubling(p, 0)),
                  4: ("bruck", A.dissemination_barrier), 5: ("two_proc", lambda p: A.pair_exchange(p, [0, 0])),
@@ -151,8 +160,9 @@ def choose(func: str, P: int, sizes: list[int], root: int, commutative: bool = T
         coll = func[4:].lower()
         names = {"gather": {1: "basic_linear", 2: "binomial", 3: "linear_sync"},
                  "scatter": {1: "basic_linear", 2: "binomial", 3: "linear_nb"}}[coll]
-        name = names[decide(coll, P, n)]
+        name = names[pick(coll, P, n)]
         return name, _rooted_linear(name, P, sizes, root, to_root=coll == "gather")
     if func in ("MPI_Gatherv", "MPI_Scatterv"):  # coll/tuned has no rule: coll/base's linear one runs
         return "basic_linear", A.linear_sequential(P, root, sizes, to_root=func == "MPI_Gatherv")
     raise KeyError(func)
+
