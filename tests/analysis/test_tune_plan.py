@@ -114,3 +114,54 @@ def test_tune_refuses_a_file_that_is_not_a_log_in_one_line(tmp_path):
     bad.write_bytes(b"not a log")
     res = CliRunner().invoke(cli, ["tune", str(bad)])
     assert res.exit_code != 0 and res.output.startswith("scalewise: error: ") and res.output.count("\n") == 1
+
+
+def test_open_mpi_5_sets_add_sparbit_and_the_sm_eager_limit_and_outrank_han_across_nodes(make_profile):
+    from scalewise.tune.choices import OPENMPI5_ALGORITHMS, algorithm_sets
+    src = _source(make_profile, "openmpi-5.0.11")
+    sets = plan_study(src, "t", 10).study["parameter_sets"]
+    assert sets["allreduce-6-rabenseifner"] == {"mca": {"coll_tuned_use_dynamic_rules": "1",
+                                                        "coll_tuned_allreduce_algorithm": "6"}}
+    assert sets["eager-2048"] == {"mca": {"btl_sm_eager_limit": "2048"}}  # vader is "sm" in Open MPI 5
+    allgather = dominant_targets(_profile(make_profile))[0].__class__(
+        name="MPI_Allgather", pct_mpi=50, time=1, calls=1, mean_bytes=64, mode_bin=7, comm_size=4)
+    assert "allgather-7-sparbit" in algorithm_sets("openmpi-5.0", allgather)
+    assert "allgather-7-sparbit" not in algorithm_sets("openmpi-4.1", allgather)
+    assert OPENMPI5_ALGORITHMS["allgatherv"][6] == "sparbit"
+    src.axes = {"nodes": [2], "ranks": [4]}
+    across = plan_study(src, "t", 10).study["parameter_sets"]["allreduce-4-ring"]["mca"]
+    assert across["coll_tuned_priority"] == "40"  # above coll/han's 35: the forced algorithm is the one that runs
+
+
+def test_mpich_5_sets_use_its_own_names_and_cell_size(make_profile):
+    sets = plan_study(_source(make_profile, "mpich-5.0.2"), "t", 10).study["parameter_sets"]
+    assert sets["allreduce-reduce_scatter_allgather"] == {
+        "cvars": {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "reduce_scatter_allgather"}}
+    assert "eager-8192" not in sets and sets["eager-2048"] == {
+        "cvars": {"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "2048"}}
+    from scalewise.tune.choices import MPICH5_ALGORITHMS
+    assert MPICH5_ALGORITHMS["barrier"] == ("nb", "smp", "k_dissemination")  # 5.0 has no "dissemination"
+
+
+def test_intel_mpi_sets_are_i_mpi_adjust_presets_and_its_settings_file_an_environment(make_profile):
+    from scalewise.campaign.mpi_settings import MpiSettings
+    plan = plan_study(_source(make_profile, "intelmpi-2021.19"), "t", 10)
+    sets = plan.study["parameter_sets"]
+    assert sets == {"allreduce-1-recursive_doubling": {"env": {"I_MPI_ADJUST_ALLREDUCE": "1"}},
+                    "allreduce-2-rabenseifner": {"env": {"I_MPI_ADJUST_ALLREDUCE": "2"}},
+                    "allreduce-3-reduce_bcast": {"env": {"I_MPI_ADJUST_ALLREDUCE": "3"}},
+                    "allreduce-7-shumilin_ring": {"env": {"I_MPI_ADJUST_ALLREDUCE": "7"}},
+                    "allreduce-8-ring": {"env": {"I_MPI_ADJUST_ALLREDUCE": "8"}}}  # no eager threshold modelled
+    assert plan.study["axes"]["mpi"] == ["intelmpi-2021.19"]
+    text = settings_file("intelmpi-2021", MpiSettings(env={"I_MPI_ADJUST_ALLREDUCE": "8"}), "note")
+    assert text.splitlines()[-2:] == ["# use: set -a; . THIS_FILE; set +a; mpiexec.hydra ...",
+                                      "I_MPI_ADJUST_ALLREDUCE=8"]
+
+
+@pytest.mark.parametrize("mpi, shown", [("openmpi-3.1.6", "openmpi-3.1.6"), ("mpi-abi-1", "mpi-abi-1"),
+                                        ("mvapich-2.3", "mvapich-2.3")])
+def test_an_mpi_without_known_settings_is_one_line_naming_the_known(make_profile, mpi, shown):
+    with pytest.raises(ScalewiseError) as err:
+        plan_study(_source(make_profile, mpi), "t", 10)
+    assert str(err.value) == (f"tune: MPI {shown} is not supported (known: openmpi-4.1, openmpi-5.0, mpich-4.0, "
+                              "mpich-5.0, intelmpi-2021; e.g. openmpi-5.0.11, mpich-5.0.2, intelmpi-2021.19)")

@@ -130,3 +130,42 @@ def test_every_algorithm_is_matched_for_many_sizes():
                     assert every_send_is_received(s), (library, func, P, n, name)
                     seen.add((library, name))
     assert len(seen) >= 35  # the size and count crossovers reach most algorithms
+
+
+# Per release line: Open MPI 5.0's coll_tuned_decision_fixed.c (v5.0.10, and v5.0.x's head) is the same file as
+# 4.1's, so the same thresholds; MPICH 5.0's generic.json (v5.0.1) differs from 4.0's in barrier alone.
+@pytest.mark.parametrize("nbytes, alg", [(32, 5), (4095, 3), (4096, 6)])
+def test_open_mpi_5_rules_are_read_from_its_own_source_and_keep_41s_thresholds(nbytes, alg):
+    assert openmpi.rules("openmpi-5.0")["source"].startswith("open-mpi/ompi v5.0.10 ")
+    assert openmpi.decide("allreduce", 16, nbytes, line="openmpi-5.0") == alg
+    assert openmpi.decide("bcast", 100, 10_000, line="openmpi-5.0") == 7
+    assert openmpi.decide("alltoall", 2, 300, line="openmpi-5.0") == 5
+    assert schedule("openmpi-5.0.11", "MPI_Allreduce", 16, nbytes) == schedule("openmpi", "MPI_Allreduce", 16, nbytes)
+
+
+def test_mpich_5_barrier_is_k_dissemination_with_the_exchanges_of_4s_dissemination():
+    assert mpich.rules("mpich-5.0")["collective=barrier"]["comm_type=intra"]["comm_hierarchy=any"] == {
+        "algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}}}
+    name5, s5 = schedule("mpich-5.0.2", "MPI_Barrier", 5, 0)
+    name4, s4 = schedule("mpich", "MPI_Barrier", 5, 0)
+    assert (name5, name4) == ("MPIR_Barrier_intra_k_dissemination", "MPIR_Barrier_intra_dissemination")
+    assert s5 == s4 and every_send_is_received(s5)
+    assert schedule("mpich-5.0.2", "MPI_Allreduce", 8, 64)[0] == "MPIR_Allreduce_intra_reduce_scatter_allgather"
+    assert mpich.select("MPI_Bcast", 16, [12289], line="mpich-5.0") == \
+        "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"
+
+
+def test_intel_mpi_is_replayed_with_mpich_5s_rules_as_a_stated_assumption():
+    from scalewise.whatif.collectives import assumption, rules_of
+    assert rules_of("intelmpi-2021.19") == "mpich-5.0"
+    assert schedule("intelmpi-2021.19", "MPI_Barrier", 6, 0) == schedule("mpich-5.0.2", "MPI_Barrier", 6, 0)
+    assert assumption("intelmpi-2021.19") == (
+        "intelmpi-2021.19 publishes no collective selection rules: its collectives are replayed with MPICH 5.0's "
+        "default rules (its own tuning files may pick others)")
+    assert assumption("openmpi-5.0.11") is None and assumption("mpich") is None
+
+
+def test_an_unknown_library_is_one_line():
+    from scalewise.errors import ScalewiseError
+    with pytest.raises(ScalewiseError, match=r"^--mpi: MPI openmpi-3.1.6 is not supported \(known: openmpi-4.1, "):
+        schedule("openmpi-3.1.6", "MPI_Barrier", 4, 0)

@@ -68,8 +68,7 @@ MPICH5_ALGORITHMS: dict[str, tuple[str, ...]] = {**MPICH_ALGORITHMS, "barrier": 
 # Intel MPI 2021's presets a flat communicator can take (the topology-aware ones are left out: on one
 # node they are the same as a flat one, across nodes they depend on the placement).
 INTELMPI_ALGORITHMS: dict[str, dict[int, str]] = {
-    "allreduce": {1: "recursive_doubling", 2: "rabenseifner", 3: "reduce_bcast", 5: "binomial_gather_scatter",
-                  7: "shumilin_ring", 8: "ring", 9: "knomial"},
+    "allreduce": {1: "recursive_doubling", 2: "rabenseifner", 3: "reduce_bcast", 7: "shumilin_ring", 8: "ring"},
     "bcast": {1: "binomial", 2: "recursive_doubling", 3: "ring", 7: "shumilin", 8: "knomial"},
     "reduce": {1: "shumilin", 2: "binomial", 5: "rabenseifner", 7: "knomial"},
     "alltoall": {1: "bruck", 2: "isend_irecv_waitall", 3: "pairwise", 4: "plum"},

