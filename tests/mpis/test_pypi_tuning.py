@@ -48,7 +48,8 @@ while 1
 continue
 end
 """
-_ENTERED = re.compile(r"^Breakpoint \d+, (?:0x[0-9a-f]+ in )?(\w+) \(", re.MULTILINE)
+# "Breakpoint 3, 0x... in f () from ..." or, in a threaded program, 'Thread 1 "app" hit Breakpoint 3, ...'
+_ENTERED = re.compile(r"(?:^|hit )Breakpoint \d+, (?:0x[0-9a-f]+ in )?(\w+) \(", re.MULTILINE)
 
 
 def target(collective: str) -> TuneTarget:
@@ -89,7 +90,7 @@ def entered(mpi: str, exe, env: dict[str, str], pattern: str) -> set[str]:
     script.write_text(GDB.format(pattern=pattern))
     done = subprocess.run([*launch(mpi), "gdb", "-q", "-batch", "-x", str(script), "--args", str(exe), "allreduce",
                            str(DOUBLES)], env=env, capture_output=True, text=True, timeout=600)
-    assert "Breakpoint 1," in done.stdout, (done.stdout + done.stderr)[-3000:]
+    assert re.search(r"(?:^|hit )Breakpoint 1, ", done.stdout, re.MULTILINE), (done.stdout + done.stderr)[-3000:]
     return set(_ENTERED.findall(done.stdout))
 
 
