@@ -43,7 +43,7 @@ GDB = """set pagination off
 set breakpoint pending on
 break PMPI_Allreduce
 run
-rbreak {pattern}
+{rbreaks}
 while 1
 continue
 end
@@ -84,10 +84,10 @@ def applied_env(settings: MpiSettings, mpi: str) -> dict[str, str]:
     return {(f"OMPI_MCA_{k}" if kind == "mca" else k): v for kind, k, v in settings.applied(family)}
 
 
-def entered(mpi: str, exe, env: dict[str, str], pattern: str) -> set[str]:
-    """The functions matching ``pattern`` every rank of a run of ``exe`` entered, under gdb."""
+def entered(mpi: str, exe, env: dict[str, str], *prefixes: str) -> set[str]:
+    """The functions whose names start with one of ``prefixes`` the ranks of a run of ``exe`` entered, under gdb."""
     script = exe.parent / "entered.gdb"
-    script.write_text(GDB.format(pattern=pattern))
+    script.write_text(GDB.format(rbreaks="\n".join(f"rbreak ^{p}" for p in prefixes)))
     done = subprocess.run([*launch(mpi), "gdb", "-q", "-batch", "-x", str(script), "--args", str(exe), "allreduce",
                            str(DOUBLES)], env=env, capture_output=True, text=True, timeout=600)
     assert re.search(r"(?:^|hit )Breakpoint 1, ", done.stdout, re.MULTILINE), (done.stdout + done.stderr)[-3000:]
@@ -115,9 +115,12 @@ def test_open_mpi_5_runs_the_allreduce_tune_forces(mpi_env, program):
     for set_name, settings in sets.items():
         algorithm = set_name.split("-", 2)[2]
         hit = entered("openmpi5", program("openmpi5"), {**env, **applied_env(settings, "openmpi5")},
-                      "^ompi_coll_base_allreduce_intra_")
+                      "ompi_coll_base_allreduce_intra_")
         assert OPENMPI_FUNCTIONS[algorithm] in hit, (set_name, hit)
-        assert not hit & (set(OPENMPI_FUNCTIONS.values()) - {OPENMPI_FUNCTIONS[algorithm]}), (set_name, hit)
+        # The segmented ring hands a count below ranks x segment to the plain ring, and with the segment size
+        # tuned passes by default (0: the whole buffer) every count is (coll_base_allreduce.c, v5.0.10).
+        handed = {OPENMPI_FUNCTIONS["ring"]} if algorithm == "segmented_ring" else set()
+        assert not hit & (set(OPENMPI_FUNCTIONS.values()) - {OPENMPI_FUNCTIONS[algorithm]} - handed), (set_name, hit)
 
 
 def test_intel_mpi_runs_the_allreduce_tune_sets(mpi_env, program):
@@ -127,7 +130,7 @@ def test_intel_mpi_runs_the_allreduce_tune_sets(mpi_env, program):
     for set_name, settings in sets.items():
         algorithm = set_name.split("-", 2)[2]
         hit = entered("intelmpi", program("intelmpi"), {**env, **applied_env(settings, "intelmpi")},
-                      "^MPIR_(Allreduce|Reduce|Bcast)_intra_")
+                      "MPIR_Allreduce_intra_", "MPIR_Reduce_intra_", "MPIR_Bcast_intra_")
         if algorithm == "reduce_bcast":  # preset 3: a reduce, then a bcast, and no allreduce algorithm
             assert any(f.startswith("MPIR_Reduce_intra_") for f in hit), hit
             assert any(f.startswith("MPIR_Bcast_intra_") for f in hit), hit
@@ -172,3 +175,31 @@ def test_mpich_5_takes_every_algorithm_name_tune_offers(mpi_env, program):
 
 def test_gdb_is_there():
     assert shutil.which("gdb"), "gdb checks which algorithm the libraries run (apt-get install gdb)"
+
+
+def test_a_studys_own_name_for_an_mpi_is_tuned_by_what_its_prefix_holds(mpi_env, tmp_path):
+    """A study's `mpis:` name (openmpi5 -> a prefix) is read as the MPI under it, Open MPI 5.0, and the
+    generated study carries the entry, so that its runs find that MPI again."""
+    from pathlib import Path
+
+    from scalewise.campaign.expand import expand
+    from scalewise.campaign.study import load_study
+    from scalewise.launch.mpis import bind
+    from scalewise.tune.plan import TuneSource, plan_study, write_study
+    from support.profiles import build_profile
+    from support.pypi_mpis import install
+
+    prefix = str(install("openmpi5"))
+    bind("openmpi5", prefix, {"OPAL_PREFIX": "{prefix}"})
+    profile = build_profile([(r, 20.0, 9.5) for r in range(4)],
+                           [(r, "MPI_Allreduce", "collective", 100, 6.0, 100 * 8192) for r in range(4)],
+                           [(r, "MPI_Allreduce", 14, 100) for r in range(4)])
+    src = TuneSource(origin="study", profile=profile, mpi="openmpi5", application={"command": ["./app"]},
+                     workdir=Path(tmp_path), axes={"ranks": [4], "nodes": [2]}, run_seconds=1.0,
+                     mpis={"openmpi5": {"prefix": prefix, "env": {"OPAL_PREFIX": "{prefix}"}}})
+    assert src.line == "openmpi-5.0"
+    plan = plan_study(src, "t", 10)
+    assert plan.study["mpis"] == src.mpis and plan.study["axes"]["mpi"] == ["openmpi5"]
+    assert plan.study["parameter_sets"]["allreduce-4-ring"]["mca"]["coll_tuned_priority"] == "40"  # 2 nodes
+    write_study(plan.study, tmp_path / "tune.yaml", "header")
+    assert len(expand(load_study(tmp_path / "tune.yaml"))) == plan.runs
