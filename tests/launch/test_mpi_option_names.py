@@ -24,8 +24,9 @@ def one_line_error(args: list[str]) -> str:
 @pytest.mark.parametrize("command", [["whatif", "x.swtrace"], ["pop", "x.swtrace"]])
 def test_replay_commands_name_the_known_release_lines(command):
     assert one_line_error([*command, "--mpi", "openmpi-3.1.6"]) == (
-        f"scalewise: error: --mpi: MPI openmpi-3.1.6 is not supported ({KNOWN})")
-    assert one_line_error([*command, "--mpi", "lam"]).startswith("scalewise: error: --mpi: 'lam' names no MPI")
+        f"scalewise: error: Invalid value for '--mpi': MPI openmpi-3.1.6 is not supported ({KNOWN})")
+    assert one_line_error([*command, "--mpi", "lam"]).startswith(
+        "scalewise: error: Invalid value for '--mpi': 'lam' names no MPI")
 
 
 @pytest.mark.parametrize("args, command", [
@@ -36,6 +37,8 @@ def test_replay_commands_name_the_known_release_lines(command):
 def test_measuring_commands_say_they_run_debians_mpis_only(args, command):
     mpi = args[args.index("--mpi") + 1].split(",")[-1]
     assert one_line_error(args) == f"scalewise: error: {command} --mpi {mpi}: {DEBIAN_ONLY}"
+    args[args.index("--mpi") + 1] = "lam"
+    assert one_line_error(args).startswith("scalewise: error: Invalid value for '--mpi': 'lam' names no MPI")
 
 
 def test_debians_identities_are_their_short_names_and_name_their_lines():

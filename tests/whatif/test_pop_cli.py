@@ -27,8 +27,8 @@ def scalewise(*args) -> subprocess.CompletedProcess:
     return subprocess.run([str(SCALEWISE), *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def run_dir(tmp_path) -> Path:
+def write_run(tmp_path: Path, library: str) -> Path:
+    """The planted trace and its log, the log naming ``library`` as the run's MPI."""
     whatif.write_trace(whatif.from_calls([
         [C("MPI_Send", peer=1, bytes=8, compute=1e-3)],
         [C("MPI_Recv", peer=0, bytes=8, compute=3e-3)],
@@ -39,10 +39,15 @@ def run_dir(tmp_path) -> Path:
     functions = pd.DataFrame({"rank": [0, 1], "function": ["MPI_Send", "MPI_Recv"], "fclass": "p2p",
                               "calls": 1, "time": [3e-3, 1e-3], "tmin": [3e-3, 1e-3], "tmax": [3e-3, 1e-3],
                               "bytes": [8, 0]})[FUNCTION_COLUMNS]
-    profile = Profile({"nranks": 2, "command": ["./app"], "mpi_library": "MPICH Version: 4.0"}, ranks, functions,
+    profile = Profile({"nranks": 2, "command": ["./app"], "mpi_library": library}, ranks, functions,
                       pd.DataFrame(columns=HIST_COLUMNS), pd.DataFrame(columns=P2P_COLUMNS))
     write_profile(profile, tmp_path / "job.swlog")
     return tmp_path
+
+
+@pytest.fixture
+def run_dir(tmp_path) -> Path:
+    return write_run(tmp_path, "MPICH Version: 4.0")
 
 
 def test_planted_run_gives_exact_efficiencies(run_dir):
@@ -85,5 +90,24 @@ def test_a_job_log_stands_for_the_trace_beside_it_and_names_the_library(run_dir)
     res = scalewise("whatif", log, "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    # the run's own library (its log says MPICH), not Open MPI's collectives
-    assert out["library"] == "mpich" and out["measured"] == str(log) and out["trace"] == str(run_dir / "job.swtrace")
+    # the run's own library (its log says MPICH 4.0), not Open MPI's collectives; named by the identity it gives
+    assert out["library"] == "mpich-4.0" and out["measured"] == str(log) and out["trace"] == str(run_dir / "job.swtrace")
+    assert out["rules"] == "mpich-4.0" and out["assumption"] is None
+
+
+@pytest.mark.parametrize("library, name, rules", [
+    ("Open MPI v5.0.11, package: Open MPI ...", "openmpi-5.0.11", "openmpi-5.0"),
+    ("Intel(R) MPI Library 2021.19 for Linux* OS", "intelmpi-2021.19", "mpich-5.0")])
+def test_the_logs_identity_picks_its_release_lines_rules(tmp_path, library, name, rules):
+    log = write_run(tmp_path, library) / "job.swlog"
+    res = scalewise("whatif", log, "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert (out["library"], out["rules"]) == (name, rules)
+    if name.startswith("intelmpi"):
+        note = (f"{name} publishes no collective selection rules: its collectives are replayed with MPICH 5.0's "
+                "default rules (its own tuning files may pick others)")
+        assert out["assumption"] == note
+        assert f"note: {note}" in scalewise("pop", log).stdout.splitlines()
+    else:
+        assert out["assumption"] is None

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+import click
+
 from scalewise.errors import ScalewiseError
-from scalewise.launch.mpis import ALIASES, alias_of, check_name
+from scalewise.launch.mpis import ALIASES, alias_of, name_problem
 from scalewise.launch.releases import release_line
+
+
+def _named(value: str) -> str:
+    problem = name_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
 
 
 def release_option(_ctx, _param, value: str | None) -> str | None:
     """An MPI whose release line scalewise knows (openmpi, mpich or an identity such as openmpi-5.0.11)."""
     if value is not None:
-        release_line(check_name(value), "--mpi")
+        try:
+            release_line(_named(value), "--mpi")
+        except ScalewiseError as err:
+            raise click.BadParameter(str(err).removeprefix("--mpi: ")) from None
     return value
 
 
 def debian_mpi(command: str, value: str) -> str:
     """``value`` as one of Debian's short names (its identity is accepted); a one-line error for any other
     MPI, which ``command`` does not run yet (docs/mpis.md)."""
-    name = alias_of(check_name(value)) if value not in ALIASES else value
+    name = value if value in ALIASES else alias_of(_named(value))
     if name is None:
         raise ScalewiseError(f"{command} --mpi {value}: runs with Debian's {' or '.join(ALIASES)} only so far "
                              "(docs/mpis.md, 'Not yet for every MPI')")
