@@ -203,3 +203,33 @@ def test_a_studys_own_name_for_an_mpi_is_tuned_by_what_its_prefix_holds(mpi_env,
     assert plan.study["parameter_sets"]["allreduce-4-ring"]["mca"]["coll_tuned_priority"] == "40"  # 2 nodes
     write_study(plan.study, tmp_path / "tune.yaml", "header")
     assert len(expand(load_study(tmp_path / "tune.yaml"))) == plan.runs
+
+
+@pytest.mark.parametrize("mpi, identity, setting", [
+    ("openmpi5", "openmpi-5.0.11", ("mca", "coll_tuned_allreduce_algorithm")),
+    ("mpich5", "mpich-5.0.2", ("cvars", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM")),
+    ("intelmpi", "intelmpi-2021.19", ("env", "I_MPI_ADJUST_ALLREDUCE"))])
+def test_tune_plans_from_a_real_log_with_the_settings_of_the_library_it_names(mpi_env, program, tmp_path, mpi,
+                                                                              identity, setting):
+    """A profiled run under each PyPI MPI: its log names the identity, and `tune` plans that library's settings."""
+    import json
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    scalewise = str(Path(sys.executable).parent / "scalewise")
+    env = mpi_env(mpi)
+    run = subprocess.run([scalewise, "run", "--json", "-o", str(tmp_path), "--", *launch(mpi)[:1],
+                          *(["--oversubscribe", "-np", "2"] if mpi == "openmpi5" else ["-n", "2"]),
+                          str(program(mpi)), "allreduce", str(DOUBLES)], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    log = json.loads(run.stdout)["log"]
+    plan = subprocess.run([scalewise, "tune", log, "--plan-only", "-o", str(tmp_path / "tune")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    study = yaml.safe_load((tmp_path / "tune" / "tune.yaml").read_text())
+    assert study["axes"]["mpi"] == [identity]
+    kind, name = setting
+    assert study["parameter_sets"] and all(name in s[kind] for s in study["parameter_sets"].values())
