@@ -3,7 +3,8 @@
 # Usage: setup-system.sh [group...]   groups: core (default), browser, slurm, cluster, validate
 set -euo pipefail
 
-core="make gcc gfortran pkg-config zlib1g-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev clang-format"
+# gdb: the tests see which collective algorithm a library enters (tests/mpis/test_pypi_tuning.py)
+core="make gcc gfortran pkg-config zlib1g-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev clang-format gdb"
 browser="chromium"
 slurm="slurm-wlm slurmctld slurmd slurm-client munge"
 cluster="iproute2 util-linux"  # ip and tc for emulated nodes; unshare, nsenter, taskset
