@@ -1,0 +1,146 @@
+"""Rank records (docs/log-format.md, "Rank record") as numpy arrays, both ways.
+
+A million-rank log holds tens of millions of function, bin and peer entries;
+packing or parsing them one struct at a time in Python takes minutes.  Here
+every kind of entry is one structured array, and its place in the rank
+records is computed with cumulative sums, so the work is a handful of numpy
+passes whatever the rank count.  ``pack_records`` is used by the writer;
+``unpack_records`` by the reader, which falls back to its field-by-field
+parser (records.py) on anything this one does not vouch for, so every
+error message stays the one that parser gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from scalewise.logfile import layout as L
+
+# Pieces copied per scatter pass: bounds the index array's memory (pieces x entry size x 8 bytes).
+_CHUNK = 1 << 18
+
+
+def dtypes(order: str) -> dict[str, np.dtype]:
+    """The packed entry layouts of layout.py as numpy dtypes in byte order ``order``."""
+    o = "<" if order == "<" else ">"
+    return {
+        "fixed": np.dtype([("rank", o + "u4"), ("flags", o + "u4"), ("pid", o + "u4"), ("nthreads", o + "u4"),
+                           ("wall", o + "u8"), ("mpi", o + "u8"), ("init", o + "u8"), ("rss", o + "u8")]),
+        "function": np.dtype([("fn", o + "u2"), ("nbins", o + "u2"), ("calls", o + "u8"), ("time", o + "u8"),
+                              ("tmin", o + "u8"), ("tmax", o + "u8"), ("bytes", o + "u8")]),
+        "bin": np.dtype([("bin", "u1"), ("count", o + "u8")]),
+        "peer": np.dtype([("dst", o + "u4"), ("messages", o + "u8"), ("bytes", o + "u8")]),
+        "index": np.dtype([("rank", o + "u4"), ("flags", o + "u4"), ("offset", o + "u8"), ("size", o + "u4"),
+                           ("raw_size", o + "u4")]),
+    }
+
+
+def _scatter(out: np.ndarray, at: np.ndarray, entries: np.ndarray) -> None:
+    """Copy each entry's bytes to ``out[at[i]:]``."""
+    size = entries.dtype.itemsize
+    raw = entries.view(np.uint8).reshape(len(entries), size)
+    step = np.arange(size)
+    for lo in range(0, len(entries), _CHUNK):
+        out[at[lo:lo + _CHUNK, None] + step] = raw[lo:lo + _CHUNK]
+
+
+def _rank_within(sorted_owner: np.ndarray, nowners: int) -> tuple[np.ndarray, np.ndarray]:
+    """For rows sorted by owner index: each row's position within its owner, and the rows per owner."""
+    counts = np.bincount(sorted_owner, minlength=nowners)
+    first = np.cumsum(counts) - counts
+    return np.arange(len(sorted_owner)) - first[sorted_owner], counts
+
+
+def _ns(seconds) -> np.ndarray:
+    """Seconds to whole nanoseconds, rounded half to even as Python's round() does."""
+    return np.rint(np.asarray(seconds, dtype=np.float64) * 1e9).astype(np.int64)
+
+
+def pack_records(ranks, functions, hist, p2p, fn_ids: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The uncompressed rank records of ``ranks`` (sorted by rank), concatenated, and each one's start
+    (one more entry: the end).  Rows of the other frames whose rank has no row in ``ranks`` are left out,
+    as are histogram rows of a function the rank has no row for."""
+    dt = dtypes("<")
+    rank_ids = ranks["rank"].to_numpy(np.int64)
+    n = len(rank_ids)
+    host_codes, hosts = _factorize(ranks["host"].astype(str))
+    host_bytes = [h.encode() for h in hosts]
+    hlen = np.array([len(h) for h in host_bytes], dtype=np.int64)[host_codes]
+
+    f = functions[functions["rank"].isin(rank_ids)]
+    f_owner = np.searchsorted(rank_ids, f["rank"].to_numpy(np.int64))
+    f_fid = f["function"].map(fn_ids).to_numpy(np.int64)
+    f_order = np.lexsort((f_fid, f_owner))
+    f, f_owner, f_fid = f.iloc[f_order], f_owner[f_order], f_fid[f_order]
+
+    h = hist[hist["rank"].isin(rank_ids)]
+    h_owner = np.searchsorted(rank_ids, h["rank"].to_numpy(np.int64))
+    h_fid = h["function"].map(fn_ids).to_numpy(np.int64)
+    # Which function row each bin belongs to: (owner, fid) keys of both, matched by searchsorted.
+    f_key = f_owner * (1 << 16) + f_fid
+    h_key = h_owner * (1 << 16) + h_fid
+    h_row = np.searchsorted(f_key, h_key)
+    found = (h_row < len(f_key)) & (f_key[np.minimum(h_row, max(len(f_key) - 1, 0))] == h_key) if len(f_key) else \
+        np.zeros(len(h_key), bool)
+    h, h_row, h_bin = h[found], h_row[found], h["bin"].to_numpy(np.int64)[found]
+    h_order = np.lexsort((h_bin, h_row))
+    h, h_row, h_bin = h.iloc[h_order], h_row[h_order], h_bin[h_order]
+    bin_pos, nbins = _rank_within(h_row, len(f))
+
+    p = p2p[p2p["src"].isin(rank_ids)]
+    p_owner = np.searchsorted(rank_ids, p["src"].to_numpy(np.int64))
+    p_order = np.lexsort((p["bytes"].to_numpy(np.int64), p["messages"].to_numpy(np.int64),
+                          p["dst"].to_numpy(np.int64), p_owner))
+    p, p_owner = p.iloc[p_order], p_owner[p_order]
+    peer_pos, npeer = _rank_within(p_owner, n)
+
+    f_size = L.FUNCTION_FIXED_SIZE + L.BIN_ENTRY_SIZE * nbins
+    f_pos, nfn = _rank_within(f_owner, n)
+    f_end = np.cumsum(f_size)
+    f_first = np.cumsum(nfn) - nfn
+    fn_bytes = np.bincount(f_owner, weights=f_size, minlength=n).astype(np.int64)
+    head = L.RANK_FIXED_SIZE + 2 + hlen + 4  # up to the first function record
+    size = head + fn_bytes + 4 + L.PEER_ENTRY_SIZE * npeer
+    start = np.concatenate([[0], np.cumsum(size)])
+    out = np.zeros(int(start[-1]), dtype=np.uint8)
+
+    wall, mpi = _ns(ranks["wall"]), _ns(ranks["mpi_time"])
+    partial = ranks["partial"].to_numpy(bool)
+    fixed = np.zeros(n, dt["fixed"])
+    fixed["rank"], fixed["flags"], fixed["pid"] = rank_ids, np.where(partial, L.RANK_PARTIAL, 0), ranks["pid"]
+    fixed["nthreads"], fixed["wall"], fixed["mpi"] = ranks["nthreads"], wall, np.minimum(mpi, wall)
+    fixed["rss"] = ranks["maxrss"].to_numpy(np.int64)
+    _scatter(out, start[:-1], fixed)
+    _scatter(out, start[:-1] + L.RANK_FIXED_SIZE, hlen.astype("<u2"))
+    lengths = np.array([len(t) for t in host_bytes], dtype=np.int64)
+    for length in set(lengths.tolist()) - {0}:
+        mine = lengths[host_codes] == length  # hosts of one length form one fixed-size array
+        names = np.array(host_bytes, dtype=f"S{max(lengths)}").astype(f"S{length}")
+        _scatter(out, start[:-1][mine] + L.RANK_FIXED_SIZE + 2, names[host_codes[mine]])
+    _scatter(out, start[:-1] + head - 4, nfn.astype("<u4"))
+
+    f_at = start[f_owner] + head[f_owner] + (f_end - f_size) - (f_end - f_size)[f_first[f_owner]] \
+        if len(f) else np.zeros(0, np.int64)
+    frec = np.zeros(len(f), dt["function"])
+    frec["fn"], frec["nbins"], frec["calls"] = f_fid, nbins, f["calls"].to_numpy(np.int64)
+    for col in ("time", "tmin", "tmax"):
+        frec[col] = _ns(f[col])
+    frec["bytes"] = f["bytes"].to_numpy(np.int64)
+    _scatter(out, f_at, frec)
+    brec = np.zeros(len(h), dt["bin"])
+    brec["bin"], brec["count"] = h_bin, h["count"].to_numpy(np.int64)
+    _scatter(out, f_at[h_row] + L.FUNCTION_FIXED_SIZE + L.BIN_ENTRY_SIZE * bin_pos if len(h) else np.zeros(0, np.int64),
+             brec)
+
+    peers_at = start[:-1] + head + fn_bytes
+    _scatter(out, peers_at, npeer.astype("<u4"))
+    prec = np.zeros(len(p), dt["peer"])
+    prec["dst"], prec["messages"], prec["bytes"] = (p[c].to_numpy(np.int64) for c in ("dst", "messages", "bytes"))
+    _scatter(out, peers_at[p_owner] + 4 + L.PEER_ENTRY_SIZE * peer_pos, prec)
+    return out, start
+
+
+def _factorize(values) -> tuple[np.ndarray, list[str]]:
+    codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.int64), [str(u) for u in uniques]
