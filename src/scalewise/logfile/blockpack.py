@@ -19,6 +19,7 @@ from scalewise.logfile import layout as L
 
 # Pieces copied per scatter pass: bounds the index array's memory (pieces x entry size x 8 bytes).
 _CHUNK = 1 << 18
+_EXACT = 2.0**53  # every integer below this is exact as a float64
 
 
 def dtypes(order: str) -> dict[str, np.dtype]:
@@ -144,3 +145,120 @@ def pack_records(ranks, functions, hist, p2p, fn_ids: dict[str, int]) -> tuple[n
 def _factorize(values) -> tuple[np.ndarray, list[str]]:
     codes, uniques = pd.factorize(values, sort=False)
     return codes.astype(np.int64), [str(u) for u in uniques]
+
+
+class Unvouched(Exception):
+    """The vectorised parser met something it does not check itself; the field-by-field one must say what."""
+
+
+def _gather(buf: np.ndarray, at: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The entries of ``dtype`` that start at each offset ``at`` of ``buf``."""
+    size = dtype.itemsize
+    out = np.empty((len(at), size), np.uint8)
+    step = np.arange(size)
+    for lo in range(0, len(at), _CHUNK):
+        out[lo:lo + _CHUNK] = buf[at[lo:lo + _CHUNK, None] + step]
+    return out.reshape(-1).view(dtype)
+
+
+def _fits(values: np.ndarray) -> bool:
+    """No u64 of the array has its top bit set (every one fits int64)."""
+    return not np.any(values >> np.uint64(63))
+
+
+def _runs_increase(values: np.ndarray, first: np.ndarray) -> bool:
+    """Within each run (``first`` marks run starts) the values strictly increase."""
+    return bool(np.all((np.diff(values.astype(np.int64)) > 0) | first[1:])) if len(values) > 1 else True
+
+
+def _entries(buf, at, count, end, owner, dtype):
+    """Runs of ``count`` consecutive entries starting at ``at`` (one run per row): the entries, the run of each,
+    whether each opens its run, and the offset after each run."""
+    total = int(count.sum())
+    after = at + dtype.itemsize * count
+    if np.any(after > end[owner]):
+        raise Unvouched
+    run = np.repeat(np.arange(len(count)), count)
+    within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    got = _gather(buf, np.repeat(at, count) + dtype.itemsize * within, dtype)
+    return got, run, within == 0, after
+
+
+def unpack_records(order: str, buf: np.ndarray, start: np.ndarray, expect_rank: np.ndarray,
+                   expect_flags: np.ndarray, names: list[tuple[str, str]], nranks: int) -> dict[str, dict]:
+    """Columns of the ranks, functions, hist and p2p rows of the records ``buf[start[i]:start[i + 1]]``,
+    checked as records.parse_rank checks them; raises Unvouched where it cannot vouch for a record."""
+    dt = dtypes(order)
+    n = len(start) - 1
+    end = start[1:]
+    at = start[:-1]
+    if np.any(end - at < L.RANK_FIXED_SIZE + 2 + 4 + 4):
+        raise Unvouched
+    fx = _gather(buf, at, dt["fixed"])
+    wall, mpi, rss = fx["wall"], fx["mpi"], fx["rss"]
+    if np.any(fx["rank"] != expect_rank) or np.any(fx["flags"] != expect_flags) or not _fits(wall | mpi | rss) \
+            or np.any(mpi > wall + np.uint64(L.CLOCK_TOLERANCE_NS)):
+        raise Unvouched
+    hlen = _gather(buf, at + L.RANK_FIXED_SIZE, np.dtype(order + "u2")).astype(np.int64)
+    if np.any(hlen > L.MAX_HOST) or np.any(at + L.RANK_FIXED_SIZE + 2 + hlen + 4 > end):
+        raise Unvouched
+    pos = at + L.RANK_FIXED_SIZE + 2 + hlen
+    data = buf.tobytes() if n else b""
+    host_raw = [data[a:a + k] for a, k in zip((at + L.RANK_FIXED_SIZE + 2).tolist(), hlen.tolist())]
+    nfn = _gather(buf, pos, np.dtype(order + "u4")).astype(np.int64)
+    pos = pos + 4
+    nnames = len(names)
+    if np.any(nfn > nnames):
+        raise Unvouched
+    fn_class_init = np.array([c == "init" for _, c in names] + [False], bool)
+    busiest = wall.astype(np.float64) * np.maximum(fx["nthreads"], 1) + L.CLOCK_TOLERANCE_NS
+    if np.any(busiest >= _EXACT):  # compared as floats below, exact only under 2^53
+        raise Unvouched
+    fns, bins, last_fn = [], [], np.full(n, -1, np.int64)
+    for j in range(int(nfn.max()) if n else 0):
+        act = np.flatnonzero(nfn > j)
+        if np.any(pos[act] + L.FUNCTION_FIXED_SIZE > end[act]):
+            raise Unvouched
+        rec = _gather(buf, pos[act], dt["function"])
+        if np.any(rec["time"] >= np.uint64(_EXACT)):
+            raise Unvouched
+        fid = rec["fn"].astype(np.int64)
+        if np.any(fid <= last_fn[act]) or np.any(fid >= nnames) or \
+                not _fits(rec["calls"] | rec["time"] | rec["tmin"] | rec["tmax"] | rec["bytes"]) or \
+                np.any(rec["tmin"] > rec["tmax"]) or np.any(rec["nbins"] > L.NBINS) or \
+                np.any((rec["time"].astype(np.float64) > busiest[act]) & ~fn_class_init[fid]):
+            raise Unvouched
+        last_fn[act] = fid
+        nb = rec["nbins"].astype(np.int64)
+        got, run, first, after = _entries(buf, pos[act] + L.FUNCTION_FIXED_SIZE, nb, end, act, dt["bin"])
+        if not _runs_increase(got["bin"], first) or np.any(got["bin"] >= L.NBINS) or np.any(got["count"] == 0) \
+                or not _fits(got["count"]):
+            raise Unvouched
+        pos[act] = after
+        fns.append((act, j, rec))
+        bins.append((act[run], j, fid[run], got))
+    if np.any(pos + 4 > end):
+        raise Unvouched
+    npeer = _gather(buf, pos, np.dtype(order + "u4")).astype(np.int64)
+    if np.any(npeer > nranks):
+        raise Unvouched
+    peers, owner, first, after = _entries(buf, pos + 4, npeer, end, np.arange(n), dt["peer"])
+    if np.any(after != end) or np.any(peers["dst"] >= nranks) or not _runs_increase(peers["dst"], first) \
+            or not _fits(peers["messages"] | peers["bytes"]):
+        raise Unvouched
+    return {"fixed": fx, "host_raw": host_raw, "functions": _rank_major(fns, nnames),
+            "bins": _rank_major([(o, j, (f, g)) for o, j, f, g in bins], nnames),
+            "peers": (owner, peers)}
+
+
+def _rank_major(parts: list, width: int):
+    """Rows gathered function slot by slot, put back in record order: by rank record, then slot."""
+    if not parts:
+        return None
+    owner = np.concatenate([p[0] for p in parts])
+    slot = np.concatenate([np.full(len(p[0]), p[1], np.int64) for p in parts])
+    order = np.lexsort((slot, owner))
+    if isinstance(parts[0][2], tuple):
+        return owner[order], np.concatenate([p[2][0] for p in parts])[order], \
+            np.concatenate([p[2][1] for p in parts])[order]
+    return owner[order], np.concatenate([p[2] for p in parts])[order]

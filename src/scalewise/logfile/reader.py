@@ -23,6 +23,7 @@ from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
+from scalewise.logfile.unpacked import unpacked_frames as _unpacked
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
@@ -296,24 +297,13 @@ def read_profile(path) -> Profile:
     names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
-    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    hosts = set()
-    for rank, flags, off, size, raw_size in entries:
-        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
-        if len(blob) != raw_size:
-            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
-        try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
-        except struct.error:
-            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
-        except ValueError as exc:
-            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
-    ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
-    frames = {"ranks": ranks,
-              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
-              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
-              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+    fast = _unpacked(order, blocks, entries, names, nranks)
+    if fast is None:  # the field-by-field parser finds the problem and names it
+        frames, hosts = _parsed(r, order, blocks, entries, names, nranks)
+    else:
+        frames, hosts = fast
+    frames["ranks"] = _setup(r, order, secs.get(L.SEC_RANK_SETUP),
+                             _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), frames["ranks"]))
     _check_totals(r, frames)
     flags = set()
     if h[4] & L.LOG_PARTIAL:
@@ -330,6 +320,27 @@ def read_profile(path) -> Profile:
     mpit, pvars = _mpit(r, order, secs, present)
     return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
                    **timeline)
+
+
+def _parsed(r: _Reader, order: str, blocks: bytes, entries: list, names: list, nranks: int):
+    """The rank records parsed one field at a time (records.py): the frames and the host names."""
+    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
+    hosts = set()
+    for rank, flags, off, size, raw_size in entries:
+        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
+        if len(blob) != raw_size:
+            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
+        try:
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
+        except struct.error:
+            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
+        except ValueError as exc:
+            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
+    frames = {"ranks": pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
+              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
+              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
+              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+    return frames, hosts
 
 
 def load_log(path: Path) -> Profile:
