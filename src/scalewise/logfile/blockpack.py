@@ -151,14 +151,18 @@ class Unvouched(Exception):
     """The vectorised parser met something it does not check itself; the field-by-field one must say what."""
 
 
-def _gather(buf: np.ndarray, at: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The entries of ``dtype`` that start at each offset ``at`` of ``buf``."""
-    size = dtype.itemsize
-    out = np.empty((len(at), size), np.uint8)
-    step = np.arange(size)
-    for lo in range(0, len(at), _CHUNK):
-        out[lo:lo + _CHUNK] = buf[at[lo:lo + _CHUNK, None] + step]
-    return out.reshape(-1).view(dtype)
+def _words(buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Element i: the integer of ``dtype`` stored at byte offset i of ``buf`` (an unaligned view, no copy)."""
+    count = max(len(buf) - dtype.itemsize + 1, 0)
+    return np.ndarray((count,), dtype=dtype, buffer=buf, offset=0, strides=(1,))
+
+
+def _gather(buf: np.ndarray, at: np.ndarray, dtype: np.dtype):
+    """The entries of ``dtype`` that start at each offset ``at`` of ``buf``: an array for a plain dtype, a dict
+    of field arrays for a record one (one gather per field, not one per byte)."""
+    if dtype.names is None:
+        return _words(buf, dtype)[at]
+    return {name: _words(buf, ftype)[at + off] for name, (ftype, off) in dtype.fields.items()}
 
 
 def _fits(values: np.ndarray) -> bool:
@@ -258,7 +262,12 @@ def _rank_major(parts: list, width: int):
     owner = np.concatenate([p[0] for p in parts])
     slot = np.concatenate([np.full(len(p[0]), p[1], np.int64) for p in parts])
     order = np.lexsort((slot, owner))
+
+    def joined(items):
+        if isinstance(items[0], dict):
+            return {k: np.concatenate([i[k] for i in items])[order] for k in items[0]}
+        return np.concatenate(items)[order]
+
     if isinstance(parts[0][2], tuple):
-        return owner[order], np.concatenate([p[2][0] for p in parts])[order], \
-            np.concatenate([p[2][1] for p in parts])[order]
-    return owner[order], np.concatenate([p[2] for p in parts])[order]
+        return owner[order], joined([p[2][0] for p in parts]), joined([p[2][1] for p in parts])
+    return owner[order], joined([p[2] for p in parts])
