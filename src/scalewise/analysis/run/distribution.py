@@ -40,7 +40,9 @@ def rank_distribution(ordered: pd.DataFrame, value: str, parts: list[str]) -> Ra
     v = ordered[value].to_numpy(dtype=float)
     finite = v[np.isfinite(v)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    counts, edges = np.histogram(finite, bins=HIST_BINS, range=(lo, hi if hi > lo else lo + 1.0))
+    if hi <= lo:  # every rank alike: one bar in the middle of a +-10% span
+        lo, hi = lo - (0.1 * abs(lo) or 1.0), hi + (0.1 * abs(hi) or 1.0)
+    counts, edges = np.histogram(finite, bins=HIST_BINS, range=(lo, hi))
     columns = ["label", "rank", value, *parts]
     if n == 0:
         return RankDistribution(0, edges, counts.astype(np.int64), pd.DataFrame(columns=columns))

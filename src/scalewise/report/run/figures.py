@@ -63,6 +63,7 @@ def _distribution(d: RankDistribution, title: str, xlabel: str, parts, axis) -> 
     hist.set_yscale("log")
     hist.set_ylim(bottom=0.7)
     hist.yaxis.set_major_formatter(COUNT)
+    hist.xaxis.set_major_locator(MaxNLocator(nbins=4))
     hist.set_xlabel(xlabel)
     hist.set_ylabel("ranks")
     hist.set_title(f"{d.nranks:,} ranks", fontsize=9)
