@@ -109,7 +109,8 @@ def _mean_sizes(profile: Profile) -> pd.DataFrame:
     one_bin = np.minimum.reduceat(b, starts) == np.maximum.reduceat(b, starts)
     single = pd.DataFrame({"key": key[starts], "bin": b[starts], "lo": lo[starts], "hi": hi[starts],
                            "count": np.add.reduceat(count, starts)})[one_bin]
-    f_code = pd.Index(names).get_indexer(f["function"])
+    f_local, f_names = pd.factorize(f["function"])  # names looked up once each, not once per row
+    f_code = np.where(f_local >= 0, pd.Index(names).get_indexer(f_names)[f_local], -1)
     mine = f_code >= 0
     f_keys = pd.DataFrame({"key": f["rank"].to_numpy(np.int64)[mine] * width + f_code[mine],
                            "bytes": f["bytes"].to_numpy()[mine]})
