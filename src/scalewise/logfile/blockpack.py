@@ -177,7 +177,7 @@ def _runs_increase(values: np.ndarray, first: np.ndarray) -> bool:
 
 def _entries(buf, at, count, end, owner, dtype):
     """Runs of ``count`` consecutive entries starting at ``at`` (one run per row): the entries, the run of each,
-    whether each opens its run, and the offset after each run."""
+    its place in its run, and the offset after each run."""
     total = int(count.sum())
     after = at + dtype.itemsize * count
     if np.any(after > end[owner]):
@@ -185,7 +185,7 @@ def _entries(buf, at, count, end, owner, dtype):
     run = np.repeat(np.arange(len(count)), count)
     within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
     got = _gather(buf, np.repeat(at, count) + dtype.itemsize * within, dtype)
-    return got, run, within == 0, after
+    return got, run, within, after
 
 
 def unpack_records(order: str, buf: np.ndarray, start: np.ndarray, expect_rank: np.ndarray,
@@ -234,40 +234,52 @@ def unpack_records(order: str, buf: np.ndarray, start: np.ndarray, expect_rank: 
             raise Unvouched
         last_fn[act] = fid
         nb = rec["nbins"].astype(np.int64)
-        got, run, first, after = _entries(buf, pos[act] + L.FUNCTION_FIXED_SIZE, nb, end, act, dt["bin"])
-        if not _runs_increase(got["bin"], first) or np.any(got["bin"] >= L.NBINS) or np.any(got["count"] == 0) \
+        got, run, within, after = _entries(buf, pos[act] + L.FUNCTION_FIXED_SIZE, nb, end, act, dt["bin"])
+        if not _runs_increase(got["bin"], within == 0) or np.any(got["bin"] >= L.NBINS) or np.any(got["count"] == 0) \
                 or not _fits(got["count"]):
             raise Unvouched
         pos[act] = after
-        fns.append((act, j, rec))
-        bins.append((act[run], j, fid[run], got))
+        fns.append((act, j, rec, nb))
+        bins.append((run, within, got))
     if np.any(pos + 4 > end):
         raise Unvouched
     npeer = _gather(buf, pos, np.dtype(order + "u4")).astype(np.int64)
     if np.any(npeer > nranks):
         raise Unvouched
-    peers, owner, first, after = _entries(buf, pos + 4, npeer, end, np.arange(n), dt["peer"])
-    if np.any(after != end) or np.any(peers["dst"] >= nranks) or not _runs_increase(peers["dst"], first) \
+    peers, owner, within, after = _entries(buf, pos + 4, npeer, end, np.arange(n), dt["peer"])
+    if np.any(after != end) or np.any(peers["dst"] >= nranks) or not _runs_increase(peers["dst"], within == 0) \
             or not _fits(peers["messages"] | peers["bytes"]):
         raise Unvouched
-    return {"fixed": fx, "host_raw": host_raw, "functions": _rank_major(fns, nnames),
-            "bins": _rank_major([(o, j, (f, g)) for o, j, f, g in bins], nnames),
-            "peers": (owner, peers)}
+    functions, bins = _rank_major(nfn, fns, bins)
+    return {"fixed": fx, "host_raw": host_raw, "functions": functions, "bins": bins, "peers": (owner, peers)}
 
 
-def _rank_major(parts: list, width: int):
-    """Rows gathered function slot by slot, put back in record order: by rank record, then slot."""
-    if not parts:
-        return None
-    owner = np.concatenate([p[0] for p in parts])
-    slot = np.concatenate([np.full(len(p[0]), p[1], np.int64) for p in parts])
-    order = np.lexsort((slot, owner))
-
-    def joined(items):
-        if isinstance(items[0], dict):
-            return {k: np.concatenate([i[k] for i in items])[order] for k in items[0]}
-        return np.concatenate(items)[order]
-
-    if isinstance(parts[0][2], tuple):
-        return owner[order], joined([p[2][0] for p in parts]), joined([p[2][1] for p in parts])
-    return owner[order], joined([p[2] for p in parts])
+def _rank_major(nfn: np.ndarray, fns: list, bins: list):
+    """Function and bin entries gathered slot by slot (the j-th function of every record at once), put in
+    record order (by rank record, then slot) by placing each at its computed row: no sort."""
+    if not fns:
+        return None, None
+    first = np.cumsum(nfn) - nfn  # each record's first function row
+    total = int(nfn.sum())
+    owner = np.empty(total, np.int64)
+    recs = {k: np.empty(total, v.dtype) for k, v in fns[0][2].items()}
+    nbins = np.empty(total, np.int64)
+    rows = []
+    for act, j, rec, nb in fns:
+        row = first[act] + j
+        owner[row] = act
+        for k, col in recs.items():
+            col[row] = rec[k]
+        nbins[row] = nb
+        rows.append(row)
+    bin_first = np.cumsum(nbins) - nbins
+    nb_total = int(nbins.sum())
+    b_owner, b_fid = np.empty(nb_total, np.int64), np.empty(nb_total, np.int64)
+    got = {k: np.empty(nb_total, v.dtype) for k, v in bins[0][2].items()}
+    for row, (run, within, entries) in zip(rows, bins):
+        of = row[run]
+        at = bin_first[of] + within
+        b_owner[at], b_fid[at] = owner[of], recs["fn"][of]
+        for k, col in got.items():
+            col[at] = entries[k]
+    return (owner, recs), (b_owner, b_fid, got)

@@ -28,15 +28,16 @@ _HI = np.array([bin_bounds(b)[1] for b in range(L.NBINS)], dtype=np.int64)
 
 def _inflated(blocks: memoryview, part: list) -> bytes | None:
     out = []
+    append, inflater = out.append, zlib.decompressobj
     for _rank, _flags, off, size, raw_size in part:
-        z = zlib.decompressobj()
+        z = inflater()
         try:
             blob = z.decompress(blocks[off:off + size], raw_size + 1)
         except zlib.error:
             return None
         if len(blob) != raw_size or not z.eof or z.unused_data:
             return None
-        out.append(blob)
+        append(blob)
     return b"".join(out)
 
 
