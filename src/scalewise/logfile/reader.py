@@ -100,7 +100,8 @@ class _Reader:
                 continue  # a newer minor version's section: skipped unread
             if ident in out:
                 raise self.fail(f"corrupt section table (section '{name}' listed twice)")
-            raw = self.data[off:off + size]
+            # The rank records are the bulk of the file: a view, not a second copy of them.
+            raw = memoryview(self.data)[off:off + size] if ident == L.SEC_RANKS else self.data[off:off + size]
             if zlib.crc32(raw) != scrc:
                 raise self.fail(f"corrupt section '{name}' (checksum mismatch)")
             if version != L.SECTION_VERSION:
@@ -289,7 +290,7 @@ def read_container(path, data: bytes | None = None) -> tuple[str, tuple, dict[in
     except OSError as exc:
         raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
     order, h = r.header()
-    return order, h, r.sections(order, h)
+    return order, h, {k: bytes(v) for k, v in r.sections(order, h).items()}
 
 
 def read_profile(path) -> Profile:

@@ -78,11 +78,15 @@ def _slice(order: str, blocks: memoryview, part: list, names: list, nranks: int,
 
 
 def _joined(parts: list[dict], key: str) -> dict[str, np.ndarray] | None:
-    got = [p[key] for p in parts if key in p]
+    """The slices' columns of ``key`` end to end; each slice's arrays are let go once joined (memory)."""
+    got = [p.pop(key) for p in parts if key in p]
     if not got:
         return None
-    return {c: np.concatenate([g[c] for g in got]) if not isinstance(got[0][c], list) else
-            [x for g in got for x in g[c]] for c in got[0]}
+    out = {}
+    for c in list(got[0]):
+        pieces = [g.pop(c) for g in got]
+        out[c] = [x for piece in pieces for x in piece] if isinstance(pieces[0], list) else np.concatenate(pieces)
+    return out
 
 
 def _named(cols: dict | None, columns: list[str], names: list) -> pd.DataFrame:
@@ -96,7 +100,7 @@ def _named(cols: dict | None, columns: list[str], names: list) -> pd.DataFrame:
         cols["function"] = table.take(fid)
         if "fclass" in columns:
             cols["fclass"] = classes.take(fid)
-    return pd.DataFrame({c: cols[c] for c in columns})
+    return pd.DataFrame({c: cols.pop(c) for c in columns}, copy=False)  # the arrays are this frame's own
 
 
 def unpacked_frames(order: str, blocks: bytes, entries: list, names: list, nranks: int):
@@ -111,7 +115,7 @@ def unpacked_frames(order: str, blocks: bytes, entries: list, names: list, nrank
     ranks = _joined(parts, "ranks")
     if ranks is None:
         return None  # no rank block at all: the plain parser builds the empty frames
-    frames = {"ranks": pd.DataFrame({c: ranks[c] for c in RANK_COLUMNS}),
+    frames = {"ranks": pd.DataFrame({c: ranks[c] for c in RANK_COLUMNS}, copy=False),
               "functions": _named(_joined(parts, "functions"), FUNCTION_COLUMNS, names),
               "hist": _named(_joined(parts, "hist"), HIST_COLUMNS, names),
               "p2p": _named(_joined(parts, "p2p"), P2P_COLUMNS, names)}
