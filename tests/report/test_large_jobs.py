@@ -41,13 +41,19 @@ def ring_job(n: int):
     return build_profile(ranks, functions, p2p=p2p), compute, mpi, sent
 
 
+@pytest.fixture(scope="module")
+def big():
+    """A 131,072-rank ring job, built once for the tests of this module."""
+    return ring_job(131_072)
+
+
 def mark_labels(fig) -> list[str]:
     return [t.get_text() for t in fig.axes[1].get_xticklabels()]
 
 
-def test_a_131072_rank_job_shows_distributions_with_exact_totals_and_the_worst_ranks_named():
+def test_a_131072_rank_job_shows_distributions_with_exact_totals_and_the_worst_ranks_named(big):
     n = 131_072
-    profile, compute, mpi, sent = ring_job(n)
+    profile, compute, mpi, sent = big
     a = analyse(profile)
     wall = compute + mpi
     # Totals are sums over every rank, not over the ranks a figure shows.
@@ -81,8 +87,8 @@ def test_a_131072_rank_job_shows_distributions_with_exact_totals_and_the_worst_r
     assert {f.spec.id for f in drawn if f.svg} >= {"p1-mpi-vs-compute", "p6-data-per-rank", "p5-matrix"}
 
 
-def test_the_terminal_summary_of_a_large_job_quotes_exact_totals_and_the_worst_rank():
-    profile, _compute, _mpi, sent = ring_job(131_072)
+def test_the_terminal_summary_of_a_large_job_quotes_exact_totals_and_the_worst_rank(big):
+    profile, _compute, _mpi, sent = big
     console = Console(record=True, width=200, color_system=None)
     print_summary(profile, console)
     out = console.export_text()
