@@ -22,7 +22,9 @@ from scalewise.errors import LogFormatError, ScalewiseError
 from scalewise.logfile import layout as L
 from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.mpit import parse_mpit
+from scalewise.logfile.blockpack import dtypes
 from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
+from scalewise.logfile.unpacked import unpacked_frames as _unpacked
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
@@ -98,7 +100,8 @@ class _Reader:
                 continue  # a newer minor version's section: skipped unread
             if ident in out:
                 raise self.fail(f"corrupt section table (section '{name}' listed twice)")
-            raw = self.data[off:off + size]
+            # The rank records are the bulk of the file: a view, not a second copy of them.
+            raw = memoryview(self.data)[off:off + size] if ident == L.SEC_RANKS else self.data[off:off + size]
             if zlib.crc32(raw) != scrc:
                 raise self.fail(f"corrupt section '{name}' (checksum mismatch)")
             if version != L.SECTION_VERSION:
@@ -139,8 +142,26 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
     """The rank index entries, each checked before its block is touched."""
     if len(index) != nblocks * L.RANK_INDEX_ENTRY_SIZE:
         raise r.fail("corrupt section 'rank index' (size does not match the number of ranks)")
-    entries = list(struct.iter_unpack(order + L.RANK_INDEX_ENTRY, index))
+    table = np.frombuffer(index, dtypes(order)["index"])
     largest = max_block_size(nfunctions, nranks)
+    rank = table["rank"].astype(np.int64)
+    seen = np.zeros(nranks, bool) if len(table) and int(rank.max()) < nranks else None
+    if seen is not None:
+        seen[rank] = True
+    # All checks at once; only a failing index is walked entry by entry, to name the first bad entry.
+    if seen is None or int(seen.sum()) != len(table) or np.any(table["flags"] & ~np.uint32(L.RANK_PARTIAL)) \
+            or np.any(table["offset"] > stored) or np.any(table["offset"] + table["size"] > stored) \
+            or np.any(table["raw_size"] > largest):
+        _first_bad_entry(r, list(struct.iter_unpack(order + L.RANK_INDEX_ENTRY, index)), nranks, stored, largest)
+    entries = table.tolist()
+    total = int(table["raw_size"].sum(dtype=np.int64))
+    cap = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * stored)
+    if total > cap:
+        raise r.fail(f"corrupt section 'rank index' (blocks inflate to {total:,} bytes, more than {cap:,})")
+    return entries
+
+
+def _first_bad_entry(r: _Reader, entries: list, nranks: int, stored: int, largest: int) -> None:
     seen: set[int] = set()
     for rank, flags, off, size, raw_size in entries:
         if rank >= nranks or rank in seen:
@@ -154,11 +175,6 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
         if raw_size > largest:
             raise r.fail(f"corrupt rank {rank} block (states {raw_size:,} bytes, more than a record "
                          f"can hold: {largest:,})")
-    total = sum(e[4] for e in entries)
-    cap = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * stored)
-    if total > cap:
-        raise r.fail(f"corrupt section 'rank index' (blocks inflate to {total:,} bytes, more than {cap:,})")
-    return entries
 
 
 def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
@@ -274,7 +290,7 @@ def read_container(path, data: bytes | None = None) -> tuple[str, tuple, dict[in
     except OSError as exc:
         raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
     order, h = r.header()
-    return order, h, r.sections(order, h)
+    return order, h, {k: bytes(v) for k, v in r.sections(order, h).items()}
 
 
 def read_profile(path) -> Profile:
@@ -296,24 +312,13 @@ def read_profile(path) -> Profile:
     names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
-    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    hosts = set()
-    for rank, flags, off, size, raw_size in entries:
-        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
-        if len(blob) != raw_size:
-            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
-        try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
-        except struct.error:
-            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
-        except ValueError as exc:
-            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
-    ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
-    frames = {"ranks": ranks,
-              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
-              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
-              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+    fast = _unpacked(order, blocks, entries, names, nranks)
+    if fast is None:  # the field-by-field parser finds the problem and names it
+        frames, hosts = _parsed(r, order, blocks, entries, names, nranks)
+    else:
+        frames, hosts = fast
+    frames["ranks"] = _setup(r, order, secs.get(L.SEC_RANK_SETUP),
+                             _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), frames["ranks"]))
     _check_totals(r, frames)
     flags = set()
     if h[4] & L.LOG_PARTIAL:
@@ -330,6 +335,27 @@ def read_profile(path) -> Profile:
     mpit, pvars = _mpit(r, order, secs, present)
     return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
                    **timeline)
+
+
+def _parsed(r: _Reader, order: str, blocks: bytes, entries: list, names: list, nranks: int):
+    """The rank records parsed one field at a time (records.py): the frames and the host names."""
+    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
+    hosts = set()
+    for rank, flags, off, size, raw_size in entries:
+        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
+        if len(blob) != raw_size:
+            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
+        try:
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
+        except struct.error:
+            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
+        except ValueError as exc:
+            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
+    frames = {"ranks": pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
+              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
+              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
+              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+    return frames, hosts
 
 
 def load_log(path: Path) -> Profile:

@@ -14,41 +14,11 @@ from typing import Callable
 import numpy as np
 
 from scalewise.logfile import layout as L
+from scalewise.logfile.blockpack import dtypes, pack_records
 from scalewise.logfile.timeline import pack_timeline
 from scalewise.model.profile import LIFECYCLE_COLUMNS, SETUP_COLUMNS, Profile
 
 _ORDER = "<"
-
-
-def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
-    host = str(rank_row.host).encode()
-    wall = int(round(rank_row.wall * 1e9))
-    mpi = int(round(rank_row.mpi_time * 1e9))
-    out = [struct.pack(_ORDER + L.RANK_FIXED, int(rank_row.rank), L.RANK_PARTIAL if rank_row.partial else 0,
-                       int(rank_row.pid), int(rank_row.nthreads), wall, min(mpi, wall), 0, int(rank_row.maxrss)),
-           struct.pack(_ORDER + "H", len(host)), host]
-    rows = sorted(fns, key=lambda f: fn_ids[f[0]])
-    out.append(struct.pack(_ORDER + "I", len(rows)))
-    for name, calls, t, tmin, tmax, nbytes in rows:
-        bins = sorted(hist.get(name, {}).items())
-        out.append(struct.pack(_ORDER + L.FUNCTION_FIXED, fn_ids[name], len(bins), int(calls), int(round(t * 1e9)),
-                               int(round(tmin * 1e9)), int(round(tmax * 1e9)), int(nbytes)))
-        out += [struct.pack(_ORDER + L.BIN_ENTRY, int(b), int(c)) for b, c in bins]
-    out.append(struct.pack(_ORDER + "I", len(peers)))
-    out += [struct.pack(_ORDER + L.PEER_ENTRY, int(d), int(m), int(b)) for d, m, b in sorted(peers)]
-    return b"".join(out)
-
-
-def _group(frame, key: str) -> dict:
-    """Rows of frame as tuples, grouped by the integer column ``key``."""
-    out: dict[int, list] = {}
-    if frame.empty:
-        return out
-    keys = frame[key].to_numpy()
-    records = frame.drop(columns=[key]).itertuples(index=False, name=None)
-    for k, rec in zip(keys, records):
-        out.setdefault(int(k), []).append(rec)
-    return out
 
 
 def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
@@ -59,30 +29,24 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     names = list(dict.fromkeys([*functions["function"], *profile.phase_functions["function"]]))
     classes = {n: "other" for n in names} | dict(zip(functions["function"], functions["fclass"]))
     fn_ids = {n: i for i, n in enumerate(names)}
-    fn_rows = _group(functions[["rank", "function", "calls", "time", "tmin", "tmax", "bytes"]], "rank")
-    hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
-    peer_rows = _group(profile.p2p[["src", "dst", "messages", "bytes"]], "src")
-
-    index, blocks, life, setup, off, any_partial = [], [], [], [], 0, False
-    has_life = set(LIFECYCLE_COLUMNS) <= set(profile.ranks.columns)
-    has_setup = set(SETUP_COLUMNS) <= set(profile.ranks.columns)
-    for r in profile.ranks.sort_values("rank").itertuples(index=False):
-        rank = int(r.rank)
-        hist: dict[str, dict[int, int]] = {}
-        for name, b, c in hist_rows.get(rank, []):
-            hist.setdefault(name, {})[int(b)] = int(c)
-        raw = _rank_block(r, fn_rows.get(rank, []), hist, peer_rows.get(rank, []), fn_ids)
-        z = zlib.compress(raw, 6)
-        flags = L.RANK_PARTIAL if r.partial else 0
-        any_partial |= bool(r.partial)
-        index.append(struct.pack(_ORDER + L.RANK_INDEX_ENTRY, rank, flags, off, len(z), len(raw)))
-        blocks.append(z)
-        off += len(z)
-        if has_life:
-            life.append(struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, rank, 0, int(r.rss_init_start),
-                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9))))
-        if has_setup:
-            setup.append(_setup_entry(rank, r))
+    ranks = profile.ranks.sort_values("rank", kind="stable").reset_index(drop=True)
+    raw, start = pack_records(ranks, functions, profile.hist, profile.p2p, fn_ids)
+    view = memoryview(raw)
+    blocks = [zlib.compress(view[a:b], 6) for a, b in zip(start[:-1].tolist(), start[1:].tolist())]
+    stored = np.array([len(z) for z in blocks], dtype=np.int64)
+    partial = ranks["partial"].to_numpy(bool)
+    any_partial = bool(partial.any())
+    index = np.zeros(len(ranks), dtypes("<")["index"])
+    index["rank"], index["flags"] = ranks["rank"].to_numpy(np.int64), np.where(partial, L.RANK_PARTIAL, 0)
+    index["offset"], index["size"], index["raw_size"] = np.cumsum(stored) - stored, stored, np.diff(start)
+    life, setup = [], []
+    has_life, has_setup = set(LIFECYCLE_COLUMNS) <= set(ranks.columns), set(SETUP_COLUMNS) <= set(ranks.columns)
+    if has_life:
+        life = [struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, int(r.rank), 0, int(r.rss_init_start),
+                            int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9)))
+                for r in ranks.itertuples(index=False)]
+    if has_setup:
+        setup = [_setup_entry(int(r.rank), r) for r in ranks.itertuples(index=False)]
 
     meta = dict(profile.meta)
     meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
@@ -94,7 +58,7 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     sections = [
         (L.SEC_META, L.SECTION_COMPRESSED, zlib.compress(json.dumps(meta, default=_json_default).encode())),
         (L.SEC_FUNCTIONS, L.SECTION_COMPRESSED, zlib.compress(names_blob)),
-        (L.SEC_RANK_INDEX, 0, b"".join(index)),
+        (L.SEC_RANK_INDEX, 0, index.tobytes()),
         (L.SEC_RANKS, 0, b"".join(blocks)),
     ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
     if has_setup:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scalewise.analysis.run.distribution import RankDistribution, rank_distribution
 from scalewise.model.profile import Profile
 
 # The percentiles shown for a per-rank quantity when there are too many ranks
@@ -51,6 +52,7 @@ class TimeBreakdown:
     mpi: Spread
     compute: Spread
     mpi_pct: Spread  # per-rank MPI share of that rank's wall, in %
+    mpi_pct_distribution: RankDistribution  # of mpi_pct, with compute and MPI time of the named ranks
 
 
 def spread(values: pd.Series, ranks: pd.Series) -> Spread:
@@ -105,6 +107,7 @@ def time_breakdown(profile: Profile) -> TimeBreakdown:
         mpi=spread(per_rank["mpi_time"], ranks),
         compute=spread(per_rank["compute_time"], ranks),
         mpi_pct=spread(per_rank["mpi_pct"].fillna(0.0), ranks),
+        mpi_pct_distribution=rank_distribution(sorted_by_mpi, "mpi_pct", ["compute_time", "mpi_time"]),
     )
 
 

@@ -93,13 +93,35 @@ def _mean_sizes(profile: Profile) -> pd.DataFrame:
     A mean outside its bin means the byte total counts more than the histogram (MPI_Sendrecv counts both
     directions): such ranks give no size."""
     h, f = profile.hist, profile.functions
-    per_rank = h[h["count"] > 0].groupby(["rank", "function"]).agg(bins=("bin", "nunique"), bin=("bin", "first"),
-                                                                    lo=("lo", "first"), hi=("hi", "first"),
-                                                                    count=("count", "sum"))
-    single = per_rank[per_rank["bins"] == 1].join(f.set_index(["rank", "function"])["bytes"], how="inner")
+    h = h[h["count"] > 0]
+    none = pd.DataFrame({"function": pd.Series(dtype=object), "bin": pd.Series(dtype=int),
+                         "size_min": pd.Series(dtype=float), "size_max": pd.Series(dtype=float)})
+    if h.empty or f.empty:
+        return none
+    # Integer keys (rank, function code) and sorted runs instead of a groupby on strings: millions of rows.
+    codes, names = pd.factorize(h["function"])
+    width = len(names)
+    key = h["rank"].to_numpy(np.int64) * width + codes
+    order = np.argsort(key, kind="stable")
+    key, b = key[order], h["bin"].to_numpy(np.int64)[order]
+    count, lo, hi = (h[c].to_numpy(np.int64)[order] for c in ("count", "lo", "hi"))
+    starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    one_bin = np.minimum.reduceat(b, starts) == np.maximum.reduceat(b, starts)
+    single = pd.DataFrame({"key": key[starts], "bin": b[starts], "lo": lo[starts], "hi": hi[starts],
+                           "count": np.add.reduceat(count, starts)})[one_bin]
+    f_local, f_names = pd.factorize(f["function"])  # names looked up once each, not once per row
+    f_code = np.where(f_local >= 0, pd.Index(names).get_indexer(f_names)[f_local], -1)
+    mine = f_code >= 0
+    f_keys = pd.DataFrame({"key": f["rank"].to_numpy(np.int64)[mine] * width + f_code[mine],
+                           "bytes": f["bytes"].to_numpy()[mine]})
+    single = single.merge(f_keys, on="key", how="inner")
     single["mean"] = single["bytes"] / single["count"]
     single = single[(single["mean"] >= single["lo"]) & (single["mean"] < single["hi"])]
-    sizes = single.groupby(["function", "bin"])["mean"].agg(size_min="min", size_max="max").reset_index()
+    if single.empty:
+        return none
+    single["code"] = single["key"] % width
+    sizes = single.groupby(["code", "bin"])["mean"].agg(size_min="min", size_max="max").reset_index()
+    sizes.insert(0, "function", np.asarray(names, dtype=object)[sizes.pop("code").to_numpy()])
     return sizes.astype({"bin": int})
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from scalewise.analysis.run.breakdown import Spread, spread
+from scalewise.analysis.run.distribution import RankDistribution, rank_distribution
 from scalewise.model.profile import Profile
 
 
@@ -37,6 +38,7 @@ class DataVolume:
     rma_total: int
     io_total: int
     per_rank_total: Spread
+    total_distribution: RankDistribution  # of total, with the bytes of each kind of the named ranks
 
 
 def _class_bytes(profile: Profile, fclass: str, ranks: np.ndarray) -> np.ndarray:
@@ -73,4 +75,5 @@ def data_volume(profile: Profile) -> DataVolume:
         rma_total=int(per_rank["rma"].sum()),
         io_total=int(per_rank["io"].sum()),
         per_rank_total=spread(per_rank["total"].astype(float), per_rank["rank"]),
+        total_distribution=rank_distribution(ordered, "total", ["p2p_sent", "collective", "rma"]),
     )

@@ -7,7 +7,8 @@ pyplot state), so rendering is safe to repeat and needs no display.
 Per-rank figures switch from one bar per rank to a curve over the ranks
 ordered by the analysis (sorted by MPI share or by bytes) once bars would be
 thinner than a few pixels; the curve keeps every rank and still reads at
-16,384 ranks.
+16,384 ranks.  Past MAX_RANKS_DRAWN ranks they show the distribution over
+ranks the analysis made (analysis/run/distribution.py) instead.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, MultipleLocator, NullFormatter
 
 from scalewise.analysis.run.breakdown import TimeBreakdown
+from scalewise.analysis.run.distribution import RankDistribution
 from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood
 from scalewise.analysis.run.sizes import SizeDistribution
 from scalewise.analysis.run.timeline import Timeline
@@ -29,6 +31,9 @@ from scalewise.report.style import BYTES, CLASS_COLOURS, COUNT, label_inches, le
 
 # Up to this many ranks a per-rank figure draws one bar per rank.
 MAX_BARS = 64
+# Up to this many ranks a per-rank figure draws every rank (a bar or a step of a curve); past it, the
+# distribution over ranks: a histogram, the ranks at percentiles and the worst ranks by id (docs/report.md).
+MAX_RANKS_DRAWN = 16384
 # Function figures show this many functions, busiest first; tables list them all.
 MAX_FUNCTIONS = 15
 COMPUTE = "#8fb3d9"
@@ -49,8 +54,45 @@ def _figure(width: float, height: float, left: float = 0.75, bottom: float = 0.6
     return fig
 
 
+def _distribution(d: RankDistribution, title: str, xlabel: str, parts, axis) -> Figure:
+    """Left: ranks per bin of the quantity; right: the parts of the ranks at percentiles and of the worst
+    ranks, each labelled with its rank id."""
+    fig = _figure(10.0, 3.8, left=0.8, bottom=1.05, wspace=0.3)
+    hist, marks = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
+    hist.stairs(d.counts, d.edges, fill=True, color="#777777")
+    hist.set_yscale("log")
+    hist.set_ylim(bottom=0.7)
+    hist.yaxis.set_major_formatter(COUNT)
+    hist.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    hist.set_xlabel(xlabel)
+    hist.set_ylabel("ranks")
+    hist.set_title(f"{d.nranks:,} ranks", fontsize=9)
+    m = d.marks
+    x = np.arange(len(m))
+    bottom = np.zeros(len(m))
+    for col, label, colour in parts:
+        marks.bar(x, m[col], bottom=bottom, color=colour, label=label, width=0.75)
+        bottom = bottom + m[col].to_numpy(dtype=float)
+    marks.set_xticks(x, [f"{lab}\nrank {r}" for lab, r in zip(m["label"], m["rank"])], fontsize=7, rotation=60,
+                     ha="right", rotation_mode="anchor")
+    marks.set_title("ranks at percentiles, and the worst ranks", fontsize=9)
+    axis(marks, float(bottom.max()) if len(bottom) else 0.0)
+    fig.suptitle(title, fontsize=10)
+    legend_beside(fig, *marks.get_legend_handles_labels())
+    return fig
+
+
+def _seconds_axis(ax, _top: float) -> None:
+    ax.set_ylabel("seconds")
+
+
 def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
     """P1: MPI vs compute time per rank, ranks ordered by MPI share of their wall time."""
+    if len(b.sorted_by_mpi) > MAX_RANKS_DRAWN:
+        return _distribution(b.mpi_pct_distribution,
+                             f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall",
+                             "MPI share of the rank's wall time (%)",
+                             [("compute_time", "compute", COMPUTE), ("mpi_time", "MPI", MPI)], _seconds_axis)
     fig = _figure(8.0, 3.6, bottom=0.75 if len(b.sorted_by_mpi) > 24 else 0.6)
     ax = fig.add_subplot()
     s = b.sorted_by_mpi
@@ -205,12 +247,23 @@ def binary_byte_axis(ax, top: float, ticks: int = 4) -> None:
     ax.set_ylim(0, math.ceil(top * 1.06 / step) * step)
 
 
+def _bytes_axis(ax, top: float) -> None:
+    binary_byte_axis(ax, top)
+    ax.set_ylabel("bytes sent")
+
+
 def p6_data_per_rank(v: DataVolume) -> Figure:
     """P6: data sent per rank (point-to-point, collective, one-sided) and the job total."""
+    if len(v.sorted_by_total) > MAX_RANKS_DRAWN:
+        fig = _distribution(v.total_distribution,
+                            f"Data per rank; {human_bytes(v.total)} in total over all ranks",
+                            "bytes sent by the rank", _P6_PARTS, _bytes_axis)
+        fig.axes[0].xaxis.set_major_formatter(BYTES)
+        return fig
     fig = _figure(8.0, 3.6, left=0.95, bottom=0.75 if len(v.sorted_by_total) > 24 else 0.6)
     ax = fig.add_subplot()
     s = v.sorted_by_total
-    parts = [("p2p_sent", "point-to-point", "#3b75af"), ("collective", "collective", MPI), ("rma", "one-sided", "#7b5ea7")]
+    parts = _P6_PARTS
     bottom = np.zeros(len(s))
     if len(s) <= MAX_BARS:
         x = np.arange(len(s))
@@ -233,6 +286,10 @@ def p6_data_per_rank(v: DataVolume) -> Figure:
     ax.set_title(f"Data per rank; {human_bytes(v.total)} in total over all ranks", fontsize=10)
     legend_beside(fig, *ax.get_legend_handles_labels())
     return fig
+
+
+_P6_PARTS = [("p2p_sent", "point-to-point", "#3b75af"), ("collective", "collective", MPI),
+             ("rma", "one-sided", "#7b5ea7")]
 
 
 def _time_axis(ax, t: Timeline) -> None:
