@@ -1,0 +1,44 @@
+/* gather.c: every rank's bytes to rank 0 in bounded batches, handed on as
+ * they arrive, so that neither MPI's int counts nor rank 0's memory depend
+ * on the number of ranks or the size of their records (docs/log-gather.md).
+ *
+ * Rank 0 walks the ranks in order and cuts their bytes into pieces that fill
+ * a batch buffer of at most `cap` bytes (a rank's bytes may span batches);
+ * for each piece it posts a receive and sends the rank a go message holding
+ * the piece's length, and a rank sends a piece only once asked, so nothing
+ * waits unexpected in rank 0's MPI buffers.  A full batch goes to the sink. */
+#ifndef SW_GATHER_H
+#define SW_GATHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rank 0's consumer of the gathered bytes, called in rank order; returns
+ * non-zero once it has failed (the gather goes on, so no rank waits). */
+typedef int (*sw_gather_sink)(void *ctx, const unsigned char *p, size_t n);
+
+typedef struct {
+    int root;           /* this rank receives and writes */
+    int solo;           /* no communication: the caller's own bytes only */
+    uint64_t cap;       /* batch bound in bytes, the same on every rank; 0: no gather */
+    unsigned char *buf; /* rank 0: the batch buffer */
+} sw_gather;
+
+/* Default batch bound, and the variable that overrides it (bytes, >= 1). */
+#define SW_GATHER_BATCH_BYTES ((uint64_t)64 << 20)
+#define SW_GATHER_BATCH_ENV   "SCALEWISE_GATHER_BATCH_BYTES"
+/* At most this many pieces (ranks) per batch: bounds rank 0's requests. */
+#define SW_GATHER_BATCH_RANKS 1024
+
+/* Collective over sw_job.comm unless solo.  Rank 0 allocates its batch
+ * buffer (smaller when memory is short) once its own index is allocated
+ * (root_ready), and tells every rank the bound; cap 0 afterwards means rank 0
+ * has no memory and nothing is to be gathered. */
+void sw_gather_open(sw_gather *g, int solo, int root_ready);
+/* Collective: n bytes at p from every rank, to the sink on rank 0 in rank
+ * order.  Rank 0 passes each rank's length: lens[r * stride]. */
+int sw_gather_stream(const sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,
+                     sw_gather_sink sink, void *ctx);
+void sw_gather_close(sw_gather *g);
+
+#endif
