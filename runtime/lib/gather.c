@@ -23,7 +23,7 @@ static uint64_t wanted_cap(void)
 
 void sw_gather_open(sw_gather *g, int solo, int root_ready)
 {
-    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, NULL};
+    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, NULL, 0};
     if (solo) {
         g->cap = root_ready ? 1 : 0;
         return;
@@ -40,12 +40,14 @@ void sw_gather_open(sw_gather *g, int solo, int root_ready)
 }
 
 /* Rank 0: waits for the batch's pieces, then hands the batch on. */
-static int flush(const sw_gather *g, MPI_Request *reqs, int *npend, uint64_t *fill, sw_gather_sink sink, void *ctx,
+static int flush(sw_gather *g, MPI_Request *reqs, int *npend, uint64_t *fill, sw_gather_sink sink, void *ctx,
                  int failed)
 {
     /* not MPI_STATUSES_IGNORE: MPICH 4.0's is a pointer gcc sees as overflowing */
     static MPI_Status st[2 * SW_GATHER_BATCH_RANKS];
     sw_pmpi.Waitall(2 * *npend, reqs, st);
+    if (*fill)
+        g->batches++;
     if (!failed && *fill)
         failed = sink(ctx, g->buf, (size_t)*fill);
     *npend = 0;
@@ -53,8 +55,8 @@ static int flush(const sw_gather *g, MPI_Request *reqs, int *npend, uint64_t *fi
     return failed;
 }
 
-static int stream_root(const sw_gather *g, const unsigned char *mine, const int *lens, size_t stride,
-                       sw_gather_sink sink, void *ctx)
+static int stream_root(sw_gather *g, const unsigned char *mine, const int *lens, size_t stride, sw_gather_sink sink,
+                       void *ctx)
 {
     static MPI_Request reqs[2 * SW_GATHER_BATCH_RANKS];
     static uint64_t go[SW_GATHER_BATCH_RANKS];
@@ -81,7 +83,7 @@ static int stream_root(const sw_gather *g, const unsigned char *mine, const int 
     return flush(g, reqs, &npend, &fill, sink, ctx, failed);
 }
 
-int sw_gather_stream(const sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,
+int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,
                      sw_gather_sink sink, void *ctx)
 {
     if (g->solo)

@@ -22,6 +22,7 @@ typedef struct {
     int solo;           /* no communication: the caller's own bytes only */
     uint64_t cap;       /* batch bound in bytes, the same on every rank; 0: no gather */
     unsigned char *buf; /* rank 0: the batch buffer */
+    uint64_t batches;   /* rank 0: batches handed to a sink so far */
 } sw_gather;
 
 /* Default batch bound, and the variable that overrides it (bytes, >= 1). */
@@ -37,7 +38,7 @@ typedef struct {
 void sw_gather_open(sw_gather *g, int solo, int root_ready);
 /* Collective: n bytes at p from every rank, to the sink on rank 0 in rank
  * order.  Rank 0 passes each rank's length: lens[r * stride]. */
-int sw_gather_stream(const sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,
+int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,
                      sw_gather_sink sink, void *ctx);
 void sw_gather_close(sw_gather *g);
 

@@ -311,7 +311,7 @@ static void put_compressed(sw_out *o, sw_buf *b, sw_entry *e, const sw_entry *pr
 
 /* Rank 0: the file, its blocks and module sections gathered as they are
  * written; every other rank: its own block and records, sent when asked. */
-static void collect(const sw_gather *g, unsigned log_flags, const sw_buf *block, sw_module_part *mods, int nmod,
+static void collect(sw_gather *g, unsigned log_flags, const sw_buf *block, sw_module_part *mods, int nmod,
                     const sw_index *x)
 {
     static sw_out o;                                    /* 64 KiB of deflate output: not on the stack */
@@ -389,6 +389,12 @@ static void collect(const sw_gather *g, unsigned log_flags, const sw_buf *block,
     if (err)
         fprintf(stderr, "scalewise: cannot write log %s: %s\n", sw_job.logpath,
                 meta.failed || names.failed ? strerror(ENOMEM) : strerror(err));
+    else if (!sw_job.cfg.quiet && g->batches > (uint64_t)(1 + nsec - SW_FIXED_SECTIONS))
+        /* more than one batch per gathered section: the bound split it */
+        fprintf(stderr,
+                "scalewise: profile of %d rank%s written to %s (gathered in %llu batches of at most %llu bytes)\n",
+                sw_job.size, sw_job.size == 1 ? "" : "s", sw_job.logpath, (unsigned long long)g->batches,
+                (unsigned long long)g->cap);
     else if (!sw_job.cfg.quiet)
         fprintf(stderr, "scalewise: profile of %d rank%s written to %s\n", sw_job.size, sw_job.size == 1 ? "" : "s",
                 sw_job.logpath);
