@@ -7,7 +7,7 @@
 
 #define SW_GATHER_TAG_GO   0x5747
 #define SW_GATHER_TAG_DATA 0x5748
-#define SW_GATHER_MIN_CAP  ((uint64_t)64 << 10) /* rank 0 gives up below this much memory */
+#define SW_GATHER_MIN_CAP  ((uint64_t)64 << 10) /* a buffer rank 0 always has */
 #define SW_GATHER_MAX_CAP  ((uint64_t)1 << 30)  /* a piece's length stays an int */
 
 /* The bound rank 0 wants: SCALEWISE_GATHER_BATCH_BYTES, or the default. */
@@ -23,20 +23,28 @@ static uint64_t wanted_cap(void)
 
 void sw_gather_open(sw_gather *g, int solo, int root_ready)
 {
-    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, NULL, 0};
-    if (solo) {
-        g->cap = root_ready ? 1 : 0;
-        return;
+    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, 0, NULL, 0};
+    g->ready = g->root && root_ready;
+    if (!solo)
+        sw_pmpi.Bcast(&g->ready, 1, MPI_INT, 0, sw_job.comm);
+}
+
+static unsigned char fallback[SW_GATHER_MIN_CAP];
+
+/* Rank 0 only: the other ranks send what each go message asks for. */
+void sw_gather_reserve(sw_gather *g, uint64_t largest)
+{
+    uint64_t cap = wanted_cap();
+    if (cap > largest)
+        cap = largest ? largest : 1;
+    /* Halve the buffer while memory is short; below the floor, the static one. */
+    while (!(g->buf = malloc(cap)) && cap > SW_GATHER_MIN_CAP)
+        cap /= 2;
+    if (!g->buf) {
+        g->buf = fallback;
+        cap = cap < sizeof fallback ? cap : sizeof fallback;
     }
-    if (g->root && root_ready) {
-        /* Halve the buffer while memory is short, down to a floor that the
-         * variable may go below (a test's tiny bound). */
-        uint64_t cap = wanted_cap();
-        while (!(g->buf = malloc(cap)) && cap > SW_GATHER_MIN_CAP)
-            cap /= 2;
-        g->cap = g->buf ? cap : 0;
-    }
-    sw_pmpi.Bcast(&g->cap, 1, MPI_UINT64_T, 0, sw_job.comm);
+    g->cap = cap;
 }
 
 /* Rank 0: waits for the batch's pieces, then hands the batch on. */
@@ -88,7 +96,7 @@ int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int
 {
     if (g->solo)
         return n ? sink(ctx, p, (size_t)n) : 0;
-    if (!g->cap)
+    if (!g->ready)
         return 1;
     if (g->root)
         return stream_root(g, p, lens, stride, sink, ctx);
@@ -106,6 +114,7 @@ int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int
 
 void sw_gather_close(sw_gather *g)
 {
-    free(g->buf);
+    if (g->buf != fallback)
+        free(g->buf);
     g->buf = NULL;
 }

@@ -20,7 +20,8 @@ typedef int (*sw_gather_sink)(void *ctx, const unsigned char *p, size_t n);
 typedef struct {
     int root;           /* this rank receives and writes */
     int solo;           /* no communication: the caller's own bytes only */
-    uint64_t cap;       /* batch bound in bytes, the same on every rank; 0: no gather */
+    int ready;          /* rank 0 has its index: the gather takes place */
+    uint64_t cap;       /* rank 0: batch bound in bytes (sw_gather_reserve) */
     unsigned char *buf; /* rank 0: the batch buffer */
     uint64_t batches;   /* rank 0: batches handed to a sink so far */
 } sw_gather;
@@ -31,11 +32,14 @@ typedef struct {
 /* At most this many pieces (ranks) per batch: bounds rank 0's requests. */
 #define SW_GATHER_BATCH_RANKS 1024
 
-/* Collective over sw_job.comm unless solo.  Rank 0 allocates its batch
- * buffer (smaller when memory is short) once its own index is allocated
- * (root_ready), and tells every rank the bound; cap 0 afterwards means rank 0
- * has no memory and nothing is to be gathered. */
+/* Collective over sw_job.comm unless solo: rank 0 tells every rank whether
+ * it could allocate its index (root_ready); ready 0 afterwards means
+ * nothing is to be gathered. */
 void sw_gather_open(sw_gather *g, int solo, int root_ready);
+/* Rank 0, before the first stream: its batch buffer, the bound or the
+ * largest stream if smaller, halved while memory is short (a static 64 KiB
+ * at worst).  The other ranks need no bound: they send what they are asked. */
+void sw_gather_reserve(sw_gather *g, uint64_t largest);
 /* Collective: n bytes at p from every rank, to the sink on rank 0 in rank
  * order.  Rank 0 passes each rank's length: lens[r * stride]. */
 int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,

@@ -334,13 +334,19 @@ static void collect(sw_gather *g, unsigned log_flags, const sw_buf *block, sw_mo
     /* A module's section is left out when it is empty, or rank 0 had no
      * memory for its head: the log is whole without it. */
     int present[SW_MAX_MODULES], nsec = SW_FIXED_SECTIONS;
+    uint64_t largest = 0;
+    for (int i = 0; i < x->n; i++)
+        largest += (uint64_t)x->info[4 * i + 1];
     for (int k = 0; k < nmod; k++) {
-        uint64_t total = mods[k].head.n;
+        uint64_t total = 0;
         for (int i = 0; i < x->n; i++)
             total += (uint64_t)x->lens[i * x->nmod + k];
-        present[k] = total > 0 && !mods[k].head.failed;
+        largest = total > largest ? total : largest;
+        present[k] = total + mods[k].head.n > 0 && !mods[k].head.failed;
         nsec += present[k];
     }
+    if (!g->solo)
+        sw_gather_reserve(g, largest);
     sw_buf meta = {0}, names = {0};
     pack_meta(&meta, log_flags);
     pack_functions(&names);
@@ -449,18 +455,18 @@ void sw_write_log(unsigned log_flags)
     int *all_lens = root ? malloc(sizeof(int) * (size_t)n * (size_t)(nmod + 1)) : NULL;
     sw_gather g;
     sw_gather_open(&g, aborted, info && lives && all_lens);
-    if (g.cap && aborted) {
+    if (g.ready && aborted) {
         memcpy(info, mine, sizeof mine);
         memcpy(lives, life, sizeof life);
         memcpy(all_lens, lens, sizeof(int) * (size_t)nmod);
-    } else if (g.cap) {
+    } else if (g.ready) {
         sw_pmpi.Gather(mine, 4, MPI_INT, info, 4, MPI_INT, 0, sw_job.comm);
         sw_pmpi.Gather(life, SW_LIFE_VALUES, MPI_UINT64_T, lives, SW_LIFE_VALUES, MPI_UINT64_T, 0, sw_job.comm);
         if (nmod)
             sw_pmpi.Gather(lens, nmod, MPI_INT, all_lens, nmod, MPI_INT, 0, sw_job.comm);
     }
     sw_index x = {info, lives, all_lens, n, nmod};
-    if (g.cap && (!aborted || ok))
+    if (g.ready && (!aborted || ok))
         collect(&g, log_flags, &z, mods, nmod, root ? &x : NULL);
     else if (root && !aborted)
         fprintf(stderr, "scalewise: cannot write log %s: out of memory\n", sw_job.logpath);
