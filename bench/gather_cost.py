@@ -43,8 +43,11 @@ def one_run(exe: Path, ranks: int, profiler: Path, clock: Path, log: Path, bound
     env.pop("SCALEWISE_GATHER_BATCH_BYTES", None)
     if bound:
         env["SCALEWISE_GATHER_BATCH_BYTES"] = str(bound)
-    out = subprocess.run(launcher(FLAVOUR, ranks) + [str(exe), "20"], env=env, capture_output=True, text=True,
-                         check=True, timeout=600).stdout
+    res = subprocess.run(launcher(FLAVOUR, ranks) + [str(exe), "20"], env=env, capture_output=True, text=True,
+                         timeout=600)
+    if res.returncode:
+        sys.exit(f"gather_cost: {ranks} ranks with {profiler} failed (exit {res.returncode}):\n{res.stderr[-2000:]}")
+    out = res.stdout
     line = next(x for x in out.splitlines() if x.startswith("logphase "))
     fields = dict(f.split("=") for f in line.split()[1:])
     assert load(log).nranks == ranks
@@ -76,6 +79,8 @@ def main() -> int:
                     size[name] = log.stat().st_size
             for name, _, _ in modes:
                 cpu = [c for c, _ in got[name]]
+                print(ranks, name, size[name], [round(c, 2) for c in cpu], [round(w, 1) for _, w in got[name]],
+                      flush=True)
                 t.add_row(str(ranks), name, f"{size[name]:,}", f"{statistics.median(cpu):.2f}", f"{min(cpu):.2f}",
                           f"{statistics.median(w for _, w in got[name]):.1f}")
     Console(width=140).print(t)
