@@ -23,7 +23,7 @@ static uint64_t wanted_cap(void)
 
 void sw_gather_open(sw_gather *g, int solo, int root_ready)
 {
-    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, 0, NULL, 0};
+    *g = (sw_gather){solo || sw_job.rank == 0, solo, 0, 0, 0, NULL, 0};
     g->ready = g->root && root_ready;
     if (!solo)
         sw_pmpi.Bcast(&g->ready, 1, MPI_INT, 0, sw_job.comm);
@@ -31,13 +31,13 @@ void sw_gather_open(sw_gather *g, int solo, int root_ready)
 
 static unsigned char fallback[SW_GATHER_MIN_CAP];
 
-/* Rank 0 only: the other ranks send what each go message asks for. */
-void sw_gather_reserve(sw_gather *g, uint64_t largest)
+/* Rank 0's batch buffer: the bound, or the largest stream if smaller,
+ * halved while memory is short; below the floor, the static one. */
+static void reserve(sw_gather *g, uint64_t largest)
 {
     uint64_t cap = wanted_cap();
     if (cap > largest)
         cap = largest ? largest : 1;
-    /* Halve the buffer while memory is short; below the floor, the static one. */
     while (!(g->buf = malloc(cap)) && cap > SW_GATHER_MIN_CAP)
         cap /= 2;
     if (!g->buf) {
@@ -45,6 +45,17 @@ void sw_gather_reserve(sw_gather *g, uint64_t largest)
         cap = cap < sizeof fallback ? cap : sizeof fallback;
     }
     g->cap = cap;
+}
+
+void sw_gather_plan(sw_gather *g, uint64_t total, uint64_t largest)
+{
+    int eager = 0;
+    if (g->root) {
+        reserve(g, largest);
+        eager = sw_job.size <= SW_GATHER_BATCH_RANKS && total <= g->cap;
+    }
+    sw_pmpi.Bcast(&eager, 1, MPI_INT, 0, sw_job.comm);
+    g->eager = eager;
 }
 
 /* Rank 0: waits for the batch's pieces, then hands the batch on. */
@@ -79,7 +90,9 @@ static int stream_root(sw_gather *g, const unsigned char *mine, const int *lens,
             } else {
                 go[npend] = k;
                 sw_pmpi.Irecv(g->buf + fill, (int)k, MPI_BYTE, r, SW_GATHER_TAG_DATA, sw_job.comm, &reqs[2 * npend]);
-                sw_pmpi.Isend(&go[npend], 1, MPI_UINT64_T, r, SW_GATHER_TAG_GO, sw_job.comm, &reqs[2 * npend + 1]);
+                reqs[2 * npend + 1] = MPI_REQUEST_NULL;
+                if (!g->eager)
+                    sw_pmpi.Isend(&go[npend], 1, MPI_UINT64_T, r, SW_GATHER_TAG_GO, sw_job.comm, &reqs[2 * npend + 1]);
                 npend++;
             }
             at += k;
@@ -100,6 +113,8 @@ int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int
         return 1;
     if (g->root)
         return stream_root(g, p, lens, stride, sink, ctx);
+    if (g->eager) /* the whole stream fits one batch: rank 0 takes every rank's bytes at once */
+        return n ? sw_pmpi.Send(p, (int)n, MPI_BYTE, 0, SW_GATHER_TAG_DATA, sw_job.comm) != MPI_SUCCESS : 0;
     /* Each go names the length of this rank's next piece. */
     for (uint64_t at = 0; at < n;) {
         uint64_t k = 0;

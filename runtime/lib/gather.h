@@ -21,6 +21,7 @@ typedef struct {
     int root;           /* this rank receives and writes */
     int solo;           /* no communication: the caller's own bytes only */
     int ready;          /* rank 0 has its index: the gather takes place */
+    int eager;          /* every stream fits one batch: ranks send without being asked */
     uint64_t cap;       /* rank 0: batch bound in bytes (sw_gather_reserve) */
     unsigned char *buf; /* rank 0: the batch buffer */
     uint64_t batches;   /* rank 0: batches handed to a sink so far */
@@ -36,10 +37,14 @@ typedef struct {
  * it could allocate its index (root_ready); ready 0 afterwards means
  * nothing is to be gathered. */
 void sw_gather_open(sw_gather *g, int solo, int root_ready);
-/* Rank 0, before the first stream: its batch buffer, the bound or the
- * largest stream if smaller, halved while memory is short (a static 64 KiB
- * at worst).  The other ranks need no bound: they send what they are asked. */
-void sw_gather_reserve(sw_gather *g, uint64_t largest);
+/* Collective, before the first stream, once rank 0 knows the sizes: the
+ * gathered bytes of all streams (total) and of the largest, on rank 0.  Rank
+ * 0 allocates its batch buffer: the bound, or the largest stream if smaller,
+ * halved while memory is short (a static 64 KiB at worst).  When every
+ * stream together fits that buffer and the ranks fit one batch, the ranks
+ * send at once without a go message (eager): what can wait unexpected at
+ * rank 0 is still at most one batch. */
+void sw_gather_plan(sw_gather *g, uint64_t total, uint64_t largest);
 /* Collective: n bytes at p from every rank, to the sink on rank 0 in rank
  * order.  Rank 0 passes each rank's length: lens[r * stride]. */
 int sw_gather_stream(sw_gather *g, const unsigned char *p, uint64_t n, const int *lens, size_t stride,

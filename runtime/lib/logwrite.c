@@ -334,19 +334,13 @@ static void collect(sw_gather *g, unsigned log_flags, const sw_buf *block, sw_mo
     /* A module's section is left out when it is empty, or rank 0 had no
      * memory for its head: the log is whole without it. */
     int present[SW_MAX_MODULES], nsec = SW_FIXED_SECTIONS;
-    uint64_t largest = 0;
-    for (int i = 0; i < x->n; i++)
-        largest += (uint64_t)x->info[4 * i + 1];
     for (int k = 0; k < nmod; k++) {
         uint64_t total = 0;
         for (int i = 0; i < x->n; i++)
             total += (uint64_t)x->lens[i * x->nmod + k];
-        largest = total > largest ? total : largest;
         present[k] = total + mods[k].head.n > 0 && !mods[k].head.failed;
         nsec += present[k];
     }
-    if (!g->solo)
-        sw_gather_reserve(g, largest);
     sw_buf meta = {0}, names = {0};
     pack_meta(&meta, log_flags);
     pack_functions(&names);
@@ -464,6 +458,15 @@ void sw_write_log(unsigned log_flags)
         sw_pmpi.Gather(life, SW_LIFE_VALUES, MPI_UINT64_T, lives, SW_LIFE_VALUES, MPI_UINT64_T, 0, sw_job.comm);
         if (nmod)
             sw_pmpi.Gather(lens, nmod, MPI_INT, all_lens, nmod, MPI_INT, 0, sw_job.comm);
+        uint64_t total = 0, largest = 0;
+        for (int s = 0; root && s <= nmod; s++) { /* the blocks, then each module's records */
+            uint64_t stream = 0;
+            for (int i = 0; i < n; i++)
+                stream += (uint64_t)(s == 0 ? info[4 * i + 1] : all_lens[i * nmod + s - 1]);
+            total += stream;
+            largest = stream > largest ? stream : largest;
+        }
+        sw_gather_plan(&g, total, largest);
     }
     sw_index x = {info, lives, all_lens, n, nmod};
     if (g.ready && (!aborted || ok))

@@ -288,8 +288,8 @@ static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table)
     }
     if (ok) {
         sw_list_reader reader = {table, every, 0, NULL, 0, 0, {0}, 0, 0};
-        if (root)
-            sw_gather_reserve(&g, bytes_of(lens, nranks));
+        uint64_t bytes = root ? bytes_of(lens, nranks) : 0;
+        sw_gather_plan(&g, bytes, bytes);
         sw_gather_stream(&g, (const unsigned char *)mine, (uint64_t)sizes[0], lens, 2, read_lists, &reader);
         free(reader.cur);
         memset(ids, 0, sizeof(int) * (size_t)(f->ncomms + 1));
