@@ -2,7 +2,7 @@
 """Rank 0's cost of the log phase at MPI_Finalize (pack, gather, write the
 log; docs/log-gather.md) as the rank count grows: bench/logsize.c under the
 profiler, with bench/gather_clock.c preloaded after it to time rank 0's main
-thread from the Barrier that opens the phase to the one that closes it.
+thread from the Barrier that opens the phase to the profiler's PMPI_Finalize.
 Per rank count: the batched gather with its default bound, with a tiny bound
 (--tiny bytes: every rank's block cut into many batches) and, with --old
 LIB, a profiler library built from the one-Gatherv writer, alternating
