@@ -13,3 +13,4 @@ export PYTHONPATH=tests${PYTHONPATH:+:$PYTHONPATH}
 .venv/bin/python bench/bench_trace.py
 .venv/bin/python bench/whatif_accuracy.py
 .venv/bin/python bench/calibrate_collectives.py
+.venv/bin/python bench/gather_cost.py --ranks 4,8,16 --rounds 3

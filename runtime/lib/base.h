@@ -116,7 +116,7 @@ static inline uintptr_t sw_key(const void *h, size_t n)
     X(Topo_test) X(Cartdim_get) X(Graph_neighbors_count) X(Dist_graph_neighbors_count)                      \
     X(Type_size) X(Get_elements_x) X(Get_library_version) X(Query_thread) X(Op_commutative)                 \
     X(Gather) X(Gatherv) X(Scatterv) X(Bcast) X(Barrier) X(Allreduce) X(Send) X(Recv)                     \
-    X(Comm_split_type)
+    X(Isend) X(Irecv) X(Waitall) X(Comm_split_type)
 #define SW_PMPI_T_LIST(X)                                                                                   \
     X(T_init_thread) X(T_finalize) X(T_pvar_get_num) X(T_pvar_get_info) X(T_pvar_session_create)            \
     X(T_pvar_session_free) X(T_pvar_handle_alloc) X(T_pvar_handle_free) X(T_pvar_start) X(T_pvar_read)      \

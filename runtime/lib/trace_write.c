@@ -9,6 +9,7 @@
 
 #include "atomicfile.h"
 #include "base.h"
+#include "gather.h"
 #include "trace_spool.h"
 #include "trace_write.h"
 
@@ -193,9 +194,68 @@ static int comm_id(sw_comm_ids *t, const int *m)
     return ++t->n;
 }
 
+/* Rank 0's reading of every rank's member lists (each its size, then its
+ * members), arriving in rank order cut anywhere by the gather's batches
+ * (gather.h): a list is assembled whole, then numbered; a new one is kept
+ * for the table, a known one dropped. */
+typedef struct {
+    sw_comm_ids *table;
+    int *every; /* the id of each list, in rank order */
+    size_t nevery;
+    int *cur, have, need; /* the list being assembled */
+    unsigned char part[4];
+    int npart; /* bytes of an int cut by a batch */
+    int failed;
+} sw_list_reader;
+
+static void take_int(sw_list_reader *r, int v)
+{
+    if (r->have == 0) {
+        r->need = 1 + (v > 0 ? v : 0);
+        r->cur = malloc(sizeof(int) * (size_t)r->need);
+        if (!r->cur)
+            r->failed = 1;
+    }
+    if (r->cur)
+        r->cur[r->have] = v;
+    if (++r->have < r->need)
+        return;
+    int known = r->table->n, id = r->cur ? comm_id(r->table, r->cur) : 0;
+    if (r->table->n == known)
+        free(r->cur);
+    r->every[r->nevery++] = id;
+    r->cur = NULL;
+    r->have = 0;
+}
+
+static int read_lists(void *ctx, const unsigned char *p, size_t n)
+{
+    sw_list_reader *r = ctx;
+    for (size_t i = 0; i < n; i++) {
+        r->part[r->npart++] = p[i];
+        if (r->npart == 4) {
+            int v;
+            memcpy(&v, r->part, 4);
+            take_int(r, v);
+            r->npart = 0;
+        }
+    }
+    return 0;
+}
+
+/* Bytes of every rank's member lists (the first of each pair). */
+static uint64_t bytes_of(const int *pairs, int nranks)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < nranks; r++)
+        n += (uint64_t)pairs[2 * r];
+    return n;
+}
+
 /* Fills ids[0..ncomms] (local number -> file id).  Rank 0 also gets the
- * table of every id, for the file; *all is the buffer it points into. */
-static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, int **all)
+ * table of every id, for the file, owning its member lists; it holds the
+ * distinct lists only, never all ranks' at once. */
+static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table)
 {
     int len = 0, nranks = sw_job.size, root = sw_job.rank == 0;
     for (int i = 0; i < f->ncomms; i++)
@@ -206,29 +266,39 @@ static void agree_comms(const sw_trace_file *f, int *ids, sw_comm_ids *table, in
         memcpy(p, f->comm_members[i], sizeof(int) * (size_t)f->comm_sizes[i]);
         p += f->comm_sizes[i];
     }
-    int *lens = root ? calloc((size_t)nranks * 4, sizeof(int)) : NULL;
-    int *displs = lens ? lens + nranks : NULL, *nids = lens ? lens + 2 * nranks : NULL,
-        *idispl = lens ? lens + 3 * nranks : NULL;
-    sw_pmpi.Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, sw_job.comm);
-    int total = 0;
-    for (int r = 0; root && r < nranks; r++) {
-        displs[r] = total;
-        total += lens[r];
-    }
-    *all = root ? malloc(sizeof(int) * (size_t)(total + 1)) : NULL;
-    sw_pmpi.Gatherv(mine, len, MPI_INT, *all, lens, displs, MPI_INT, 0, sw_job.comm);
-    int *every = NULL, nall = 0;
-    if (root) {
-        every = malloc(sizeof(int) * (size_t)(total + 1));
-        for (int r = 0; r < nranks; r++) {
-            idispl[r] = nall;
-            for (int at = displs[r]; at < displs[r] + lens[r]; at += 1 + (*all)[at])
-                every[nall++] = comm_id(table, *all + at);
-            nids[r] = nall - idispl[r];
+    /* per rank: bytes of its lists and number of lists (pairs), where its
+     * ids start, how many it gets */
+    int sizes[2] = {mine ? 4 * len : 0, mine ? f->ncomms : 0}; /* no memory: this rank's as world */
+    int *lens = root ? malloc(sizeof(int) * 4 * (size_t)nranks) : NULL;
+    int *idispl = lens ? lens + 2 * (size_t)nranks : NULL, *nids = lens ? lens + 3 * (size_t)nranks : NULL;
+    int *every = NULL, ok = 0;
+    sw_gather g;
+    sw_gather_open(&g, 0, lens != NULL);
+    if (g.ready) {
+        sw_pmpi.Gather(sizes, 2, MPI_INT, lens, 2, MPI_INT, 0, sw_job.comm);
+        size_t nall = 0;
+        for (int r = 0; root && r < nranks; r++) {
+            idispl[r] = (int)nall;
+            nids[r] = lens[2 * r + 1];
+            nall += (size_t)nids[r];
         }
+        every = root ? calloc(nall + 1, sizeof(int)) : NULL;
+        ok = !root || every;
+        sw_pmpi.Bcast(&ok, 1, MPI_INT, 0, sw_job.comm);
+    }
+    if (ok) {
+        sw_list_reader reader = {table, every, 0, NULL, 0, 0, {0}, 0, 0};
+        uint64_t bytes = root ? bytes_of(lens, nranks) : 0;
+        sw_gather_plan(&g, bytes, bytes);
+        sw_gather_stream(&g, (const unsigned char *)mine, (uint64_t)sizes[0], lens, 2, read_lists, &reader);
+        free(reader.cur);
+        memset(ids, 0, sizeof(int) * (size_t)(f->ncomms + 1));
+        sw_pmpi.Scatterv(every, nids, idispl, MPI_INT, ids + 1, sizes[1], MPI_INT, 0, sw_job.comm);
+    } else {
+        memset(ids, 0, sizeof(int) * (size_t)(f->ncomms + 1)); /* rank 0 had no memory: all as world */
     }
     ids[0] = 0;
-    sw_pmpi.Scatterv(every, nids, idispl, MPI_INT, ids + 1, f->ncomms, MPI_INT, 0, sw_job.comm);
+    sw_gather_close(&g);
     free(every);
     free(lens);
     free(mine);
@@ -309,9 +379,9 @@ static int write_block(FILE *out, int rank, const uint64_t *info, const unsigned
 void sw_trace_write(const sw_trace_file *f)
 {
     int nranks = sw_job.size, root = sw_job.rank == 0;
-    int *ids = malloc(sizeof(int) * (size_t)(f->ncomms + 1)), *all = NULL;
+    int *ids = malloc(sizeof(int) * (size_t)(f->ncomms + 1));
     sw_comm_ids table = {0, NULL};
-    agree_comms(f, ids, &table, &all);
+    agree_comms(f, ids, &table);
     size_t len = 0;
     unsigned char *data = ids ? encode_rank(f, ids, &len) : NULL;
     uint64_t info[4] = {f->capped || !data, data ? f->events->count : 0, data ? f->waits->count : 0, len};
@@ -349,6 +419,7 @@ void sw_trace_write(const sw_trace_file *f)
     free(infos);
     free(data);
     free(ids);
-    free(all);
+    for (int i = 0; i < table.n; i++)
+        free(table.members[i]);
     free(table.members);
 }

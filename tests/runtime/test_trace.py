@@ -62,8 +62,12 @@ def traced(mpi_job, program, flavour, key, env=None):
 
 
 @pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
-def test_trace_holds_the_planted_sequence(mpi_job, program, flavour):
-    t = traced(mpi_job, program, flavour, "planted")
+@pytest.mark.parametrize("bound", [None, 3])
+def test_trace_holds_the_planted_sequence(mpi_job, program, flavour, bound):
+    """bound 3: the communicators' member lists reach rank 0 in 3-byte batches
+    (SCALEWISE_GATHER_BATCH_BYTES), every int cut across two of them."""
+    env = {"SCALEWISE_GATHER_BATCH_BYTES": str(bound)} if bound else None
+    t = traced(mpi_job, program, flavour, f"planted-{bound or 'default'}", env)
     assert t.nranks == NRANKS and not t.capped
     assert {k: v.tolist() for k, v in t.comms.items()} == {1: [0, 2], 2: [1, 3]}
     fields = ("kind", "peer", "bytes", "tag", "comm", "req", "root", "flags", "nreq")
