@@ -105,6 +105,8 @@ sw_thread *sw_thread_attach(void)
     for (int i = 0; i < SW_NFN; i++)
         stats[i].tmin = UINT64_MAX;
     thread->stats = stats;
+    thread->own_left = sw_own_first(&thread->own_rng, &thread->own_pos,
+                                    sw_ticks() ^ (uint64_t)(uintptr_t)thread ^ ((uint64_t)sw_job.rank << 32));
     sw_table_init(&thread->peers);
     sw_table_init(&thread->sites);
     thread->next = sw_job.threads;
@@ -122,6 +124,16 @@ int64_t sw_clock_ns(int clock_id)
     struct timespec ts;
     clock_gettime(clock_id, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t sw_clock_read_ticks(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = sw_ticks(), b = sw_ticks();
+        best = b - a < best ? b - a : best;
+    }
+    return best;
 }
 
 /* TSC ticks to nanoseconds, measured over the job's own window; a window too

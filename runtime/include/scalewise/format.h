@@ -5,7 +5,7 @@
 #define SCALEWISE_FORMAT_H
 
 #define SW_FORMAT_MAJOR 1
-#define SW_FORMAT_MINOR 3
+#define SW_FORMAT_MINOR 4
 
 /* First 8 bytes of every log.  The high byte and the CR LF catch files that
  * went through a text-mode transfer, as in PNG. */
@@ -17,8 +17,8 @@
 #define SW_HEADER_SIZE 48
 #define SW_SECTION_ENTRY_SIZE 32
 #define SW_RANK_INDEX_ENTRY_SIZE 24
-#define SW_LIFE_VALUES 4 /* rank lifecycle entry: u32 rank, u32 reserved, then these u64 */
-#define SW_RANK_LIFECYCLE_ENTRY_SIZE 40
+#define SW_LIFE_VALUES 6 /* rank lifecycle entry: u32 rank, u32 reserved, then these u64 (4 before 1.4) */
+#define SW_RANK_LIFECYCLE_ENTRY_SIZE 56
 #define SW_SETUP_VALUES 15 /* rank setup entry: u32 rank, u32 flags, then these u64 */
 #define SW_RANK_SETUP_ENTRY_SIZE 128
 

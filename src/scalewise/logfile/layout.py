@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 3
+FORMAT_MINOR = 4
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -19,9 +19,12 @@ SECTION_ENTRY = "IHHQQII"  # id, version, flags, offset, size, crc32, reserved
 RANK_INDEX_ENTRY_SIZE = 24
 RANK_INDEX_ENTRY = "IIQII"  # rank, flags, offset, size, raw_size
 # Since 1.1: what MPI itself cost each rank (one entry per rank block).
-RANK_LIFECYCLE_ENTRY_SIZE = 40
-RANK_LIFECYCLE_ENTRY = "IIQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns
-LIFE_VALUES = 4
+# Since 1.4 also profiler_init_ns, profiler_finalize_ns (the 1.1-1.3 entry is the *_1_1 one).
+RANK_LIFECYCLE_ENTRY_SIZE = 56
+RANK_LIFECYCLE_ENTRY = "IIQQQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns, ...
+LIFE_VALUES = 6
+RANK_LIFECYCLE_ENTRY_1_1_SIZE = 40
+RANK_LIFECYCLE_ENTRY_1_1 = "IIQQQQ"
 # Since 1.3: each rank's set-up and how busy its node was (one entry per rank block).
 SETUP_VALUES = 15
 RANK_SETUP_ENTRY_SIZE = 128
@@ -69,7 +72,10 @@ REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 NBINS = 48
 
 # Rank record (inside each compressed rank block)
-RANK_FIXED = "IIIIQQQQ"  # rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss_bytes
+# rank, flags, pid, nthreads, wall_ns, mpi_ns, profiler_ns (since 1.4), init_epoch_ns, maxrss_bytes
+RANK_FIXED = "IIIIQQQQQ"
+RANK_FIXED_1_0 = "IIIIQQQQ"  # before 1.4: no profiler_ns
+PROFILER_SINCE_MINOR = 4  # the profiler's own time is in logs of format 1.4 and later
 FUNCTION_FIXED = "HHQQQQQ"  # fn, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes
 BIN_ENTRY = "BQ"  # bin, count
 PEER_ENTRY = "IQQ"  # world rank, messages, bytes
@@ -95,7 +101,7 @@ SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED
                  SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
                  SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0}
 SECTION_VERSION = 1
-RANK_FIXED_SIZE = 48
+RANK_FIXED_SIZE = 56
 FUNCTION_FIXED_SIZE = 44
 BIN_ENTRY_SIZE = 9
 PEER_ENTRY_SIZE = 20

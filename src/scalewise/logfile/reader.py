@@ -28,7 +28,7 @@ from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
 from scalewise.model.mpit import MpitInfo, no_pvars
 from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS,
-                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS,
+                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, PROFILER_COLUMNS, RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS,
                                      Profile)
 
 
@@ -161,22 +161,27 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
     return entries
 
 
-def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
+def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame, profiler: bool) -> pd.DataFrame:
     """The ranks frame with the rank lifecycle columns (LIFECYCLE_COLUMNS),
-    when the log has that section (format 1.1 and later)."""
+    when the log has that section (format 1.1 and later); from format 1.4
+    (``profiler``) its entries also hold the profiler's own time at MPI_Init
+    and MPI_Finalize (the profiler_init and profiler_finalize columns)."""
     if raw is None:
         return ranks
     what = "corrupt section 'rank lifecycle'"
-    if len(raw) != len(ranks) * L.RANK_LIFECYCLE_ENTRY_SIZE:
+    size, entry = ((L.RANK_LIFECYCLE_ENTRY_SIZE, L.RANK_LIFECYCLE_ENTRY) if profiler else
+                   (L.RANK_LIFECYCLE_ENTRY_1_1_SIZE, L.RANK_LIFECYCLE_ENTRY_1_1))
+    if len(raw) != len(ranks) * size:
         raise r.fail(f"{what} (size does not match the number of rank blocks)")
     rows = {}
-    for rank, reserved, *values in struct.iter_unpack(order + L.RANK_LIFECYCLE_ENTRY, raw):
+    for rank, reserved, *values in struct.iter_unpack(order + entry, raw):
         if rank in rows or rank not in set(ranks["rank"]):
             raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
         if reserved or any(v >> 63 for v in values):
             raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
-        rows[rank] = (*values[:3], values[3] / 1e9)
-    life = pd.DataFrame.from_dict(rows, orient="index", columns=LIFECYCLE_COLUMNS)
+        rows[rank] = (*values[:3], *(v / 1e9 for v in values[3:]))
+    columns = LIFECYCLE_COLUMNS + (PROFILER_COLUMNS[1:] if profiler else [])
+    life = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
     return ranks.join(life, on="rank")
 
 
@@ -297,18 +302,23 @@ def read_profile(path) -> Profile:
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
     rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
+    profiler = h[3] >= L.PROFILER_SINCE_MINOR  # major 1 (header() refuses others)
     hosts = set()
     for rank, flags, off, size, raw_size in entries:
         blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
         if len(blob) != raw_size:
             raise r.fail(f"corrupt rank {rank} block (size mismatch)")
         try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows, profiler))
         except struct.error:
             raise r.fail(f"corrupt rank {rank} record (ends early)") from None
         except ValueError as exc:
             raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
+    ranks = pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS)
+    if profiler:
+        ranks = ranks.join(pd.DataFrame(rows.get("profiler", []), columns=["rank", "profiler_time"])
+                           .set_index("rank"), on="rank")
+    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), ranks, profiler)
     ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
     frames = {"ranks": ranks,
               "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),

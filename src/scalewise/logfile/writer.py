@@ -23,9 +23,10 @@ _ORDER = "<"
 def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
     host = str(rank_row.host).encode()
     wall = int(round(rank_row.wall * 1e9))
-    mpi = int(round(rank_row.mpi_time * 1e9))
+    mpi = min(int(round(rank_row.mpi_time * 1e9)), wall)
+    own = min(_ns(getattr(rank_row, "profiler_time", 0.0)), wall - mpi)  # not measured (NaN, absent): 0
     out = [struct.pack(_ORDER + L.RANK_FIXED, int(rank_row.rank), L.RANK_PARTIAL if rank_row.partial else 0,
-                       int(rank_row.pid), int(rank_row.nthreads), wall, min(mpi, wall), 0, int(rank_row.maxrss)),
+                       int(rank_row.pid), int(rank_row.nthreads), wall, mpi, own, 0, int(rank_row.maxrss)),
            struct.pack(_ORDER + "H", len(host)), host]
     rows = sorted(fns, key=lambda f: fn_ids[f[0]])
     out.append(struct.pack(_ORDER + "I", len(rows)))
@@ -37,6 +38,11 @@ def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
     out.append(struct.pack(_ORDER + "I", len(peers)))
     out += [struct.pack(_ORDER + L.PEER_ENTRY, int(d), int(m), int(b)) for d, m, b in sorted(peers)]
     return b"".join(out)
+
+
+def _ns(seconds) -> int:
+    """Seconds as whole ns; NaN (not measured) as 0."""
+    return 0 if seconds != seconds else int(round(float(seconds) * 1e9))
 
 
 def _group(frame, key: str) -> dict:
@@ -80,7 +86,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         off += len(z)
         if has_life:
             life.append(struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, rank, 0, int(r.rss_init_start),
-                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9))))
+                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9)),
+                                    _ns(getattr(r, "profiler_init", 0.0)), _ns(getattr(r, "profiler_finalize", 0.0))))
         if has_setup:
             setup.append(_setup_entry(rank, r))
 
