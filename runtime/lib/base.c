@@ -105,8 +105,7 @@ sw_thread *sw_thread_attach(void)
     for (int i = 0; i < SW_NFN; i++)
         stats[i].tmin = UINT64_MAX;
     thread->stats = stats;
-    thread->own_left = sw_own_first(&thread->own_rng, &thread->own_pos,
-                                    sw_ticks() ^ (uint64_t)(uintptr_t)thread ^ ((uint64_t)sw_job.rank << 32));
+    thread->own_left = 1; /* the first call places the first sample (hot.c, sw_own_sample) */
     sw_table_init(&thread->peers);
     sw_table_init(&thread->sites);
     thread->next = sw_job.threads;

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "functions.h"
-#include "owntime.h"
 #include "table.h"
 
 #ifdef OPEN_MPI
@@ -67,7 +66,7 @@ typedef struct sw_thread {
     intptr_t fortran_off[SW_FORTRAN_SITES];
     /* The profiler's own time, sampled (owntime.h): the sampled call's
      * position in its block, its entry clock (0: not read), the generator
-     * and the estimate so far. */
+     * (0 until the thread's first call) and the estimate so far. */
     unsigned own_pos;
     uint64_t own_mark, own_rng, own_ticks;
     struct sw_thread *next;
@@ -206,7 +205,7 @@ int sw_thread_refused(const sw_thread *thread);
 /* The clock: the CPU's time-stamp counter, converted to ns with a ratio
  * measured over the job's own window (sw_clock_calibrate, at its end). */
 SW_HOT uint64_t sw_ticks(void) { return __builtin_ia32_rdtsc(); }
-/* The cheapest of a few back-to-back clock reads, for owntime.h's sw_own_weigh. */
+/* The cheapest of a few back-to-back clock reads (owntime.h, sw_own_weigh). */
 uint64_t sw_clock_read_ticks(void);
 int64_t sw_clock_ns(int clock_id);
 void sw_clock_calibrate(void);

@@ -27,13 +27,16 @@ static inline unsigned sw_own_draw(uint64_t *rng)
     return (unsigned)((x * 0x2545F4914F6CDD1Dull) >> 56);
 }
 
-/* A thread's first sample: seeds the generator (any seed; 0 is replaced)
- * and returns the countdown to the first sampled call; *pos is its position. */
-static inline unsigned sw_own_first(uint64_t *rng, unsigned *pos, uint64_t seed)
+/* A thread's first sample, decided at its first recorded call (every
+ * thread's record starts with a countdown of 1 to reach it): seeds the
+ * generator (any seed; 0 is replaced), draws the first block's sampled
+ * position *pos and returns 0 when it is that first call, else the
+ * countdown from it to the sample. */
+static inline unsigned sw_own_begin(uint64_t *rng, unsigned *pos, uint64_t seed)
 {
     *rng = seed ? seed : 0x9E3779B97F4A7C15ull;
     *pos = sw_own_draw(rng);
-    return *pos + 1;
+    return *pos;
 }
 
 /* After the sample at *pos: the countdown to the next one, at a position

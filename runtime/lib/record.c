@@ -70,22 +70,12 @@ void sw_pack_rank(sw_buf *b, uint32_t *flags_out)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t wall = sw_ns(sw_job.tsc1 - sw_job.tsc0), mpi = sw_ns(mpi_ticks);
-    mpi = mpi < wall ? mpi : wall;
-    /* The profiler's own time in the window: the calls' sampled estimate,
-     * summed over threads, and the modules' start.  Under
-     * MPI_THREAD_MULTIPLE threads overlap: it is kept within wall - mpi, so
-     * that compute = wall - mpi - profiler is never negative. */
-    uint64_t own_ticks = sw_job.own_window_ticks;
-    for (sw_thread *thread = sw_job.threads; thread; thread = thread->next)
-        own_ticks += thread->own_ticks;
-    uint64_t own = sw_ns(own_ticks);
     put32(b, (uint32_t)sw_job.rank);
     put32(b, flags);
     put32(b, (uint32_t)getpid());
     put32(b, sw_job.nthreads);
     put64(b, wall);
-    put64(b, mpi);
-    put64(b, own < wall - mpi ? own : wall - mpi);
+    put64(b, mpi < wall ? mpi : wall);
     put64(b, (uint64_t)sw_job.real0);
     put64(b, (uint64_t)ru.ru_maxrss * 1024);
     put16(b, (uint16_t)strlen(host));
@@ -133,11 +123,4 @@ void sw_rank_lifecycle(uint64_t out[SW_LIFE_VALUES])
     out[1] = sw_job.rss_init_end;
     out[2] = sw_job.rss_finalize;
     out[3] = sw_ns(sw_job.finalize_ticks);
-    out[4] = sw_ns(sw_job.own_init_ticks);
-    /* MPI_Finalize's entry to now, less the wait for the last rank: the
-     * window's end, the modules' stop and this rank's record, packed and
-     * compressed.  Taken as the record leaves for rank 0, it cannot hold
-     * the gathers, the modules' sections or the file's writing. */
-    uint64_t spent = sw_ticks() - sw_job.own_fin_start;
-    out[5] = sw_ns(spent > sw_job.finalize_ticks ? spent - sw_job.finalize_ticks : 0);
 }

@@ -151,11 +151,13 @@ static void test_time_bins(void)
 static uint64_t own_estimate(uint64_t seed, unsigned n, uint64_t (*cost)(unsigned), unsigned *samples,
                              int *one_per_block)
 {
-    uint64_t rng, est = 0;
-    unsigned pos, left = sw_own_first(&rng, &pos, seed), last_block = UINT32_MAX;
+    uint64_t rng = 0, est = 0;
+    unsigned pos = 0, left = 1, last_block = UINT32_MAX;
     *samples = 0;
     for (unsigned i = 0; i < n; i++)
         if (--left == 0) {
+            if (!rng && (left = sw_own_begin(&rng, &pos, seed))) /* as hot.c's sw_own_sample */
+                continue;
             unsigned block = i / SW_OWN_PERIOD;
             if (one_per_block && (block == last_block || i % SW_OWN_PERIOD != pos ||
                                   (last_block != UINT32_MAX ? block != last_block + 1 : block != 0)))

@@ -17,10 +17,12 @@
 #define SW_HEADER_SIZE 48
 #define SW_SECTION_ENTRY_SIZE 32
 #define SW_RANK_INDEX_ENTRY_SIZE 24
-#define SW_LIFE_VALUES 6 /* rank lifecycle entry: u32 rank, u32 reserved, then these u64 (4 before 1.4) */
-#define SW_RANK_LIFECYCLE_ENTRY_SIZE 56
+#define SW_LIFE_VALUES 4 /* rank lifecycle entry: u32 rank, u32 reserved, then these u64 */
+#define SW_RANK_LIFECYCLE_ENTRY_SIZE 40
 #define SW_SETUP_VALUES 15 /* rank setup entry: u32 rank, u32 flags, then these u64 */
 #define SW_RANK_SETUP_ENTRY_SIZE 128
+#define SW_PROFILER_VALUES 3 /* profiler entry: u32 rank, u32 reserved, then these u64 */
+#define SW_PROFILER_ENTRY_SIZE 32
 
 /* Header flags */
 #define SW_LOG_PARTIAL 0x1u /* some rank hit a memory cap, or not every rank is present */
@@ -37,6 +39,7 @@
 #define SW_MAX_PATH 4096    /* object paths in call-site records */
 #define SW_SEC_MPIT 8       /* zlib, since 1.2: MPI_T status, cvars in force (rank 0), pvars per rank block */
 #define SW_SEC_RANK_SETUP 9 /* raw, since 1.3: per rank block, cores, ranks per node, CPU time, load */
+#define SW_SEC_PROFILER 10  /* raw, since 1.4: per rank block, the profiler's own time */
 
 /* Rank setup entry flags */
 #define SW_SETUP_NODE 0x1u      /* ranks_on_node and node_cpus were measured (not under MPI_Abort) */

@@ -19,18 +19,19 @@ SECTION_ENTRY = "IHHQQII"  # id, version, flags, offset, size, crc32, reserved
 RANK_INDEX_ENTRY_SIZE = 24
 RANK_INDEX_ENTRY = "IIQII"  # rank, flags, offset, size, raw_size
 # Since 1.1: what MPI itself cost each rank (one entry per rank block).
-# Since 1.4 also profiler_init_ns, profiler_finalize_ns (the 1.1-1.3 entry is the *_1_1 one).
-RANK_LIFECYCLE_ENTRY_SIZE = 56
-RANK_LIFECYCLE_ENTRY = "IIQQQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns, ...
-LIFE_VALUES = 6
-RANK_LIFECYCLE_ENTRY_1_1_SIZE = 40
-RANK_LIFECYCLE_ENTRY_1_1 = "IIQQQQ"
+RANK_LIFECYCLE_ENTRY_SIZE = 40
+RANK_LIFECYCLE_ENTRY = "IIQQQQ"  # rank, reserved, rss_init_start, rss_init_end, rss_finalize, finalize_ns
+LIFE_VALUES = 4
 # Since 1.3: each rank's set-up and how busy its node was (one entry per rank block).
 SETUP_VALUES = 15
 RANK_SETUP_ENTRY_SIZE = 128
 RANK_SETUP_ENTRY = "II" + "Q" * SETUP_VALUES  # rank, flags, then the values (docs/log-format.md)
 SETUP_NODE = 0x1  # ranks_on_node and node_cpus were measured
 SETUP_PROC_STAT = 0x2  # the node_* CPU counters were read from /proc/stat
+# Since 1.4: the profiler's own time (one entry per rank block).
+PROFILER_VALUES = 3
+PROFILER_ENTRY_SIZE = 32
+PROFILER_ENTRY = "II" + "Q" * PROFILER_VALUES  # rank, reserved, window_ns, init_ns, finalize_ns
 
 LOG_PARTIAL = 0x1
 LOG_ABORTED = 0x2
@@ -60,9 +61,11 @@ MPIT_MAX_VALUES = 4096
 SEC_TIMELINE = 7  # since 1.2: time bins and phases
 SEC_MPIT = 8  # since 1.2: MPI_T variables
 SEC_RANK_SETUP = 9  # since 1.3: cores, ranks per node, CPU time and load
+SEC_PROFILER = 10  # since 1.4: the profiler's own time
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
                  SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
-                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T", SEC_RANK_SETUP: "rank setup"}
+                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T", SEC_RANK_SETUP: "rank setup",
+                 SEC_PROFILER: "profiler"}
 MAX_PATH = 4096  # object paths of call sites
 MAX_PHASE_NAME = 128  # bytes of a phase name
 MAX_TIME_BINS = 65536  # time bins per rank
@@ -72,10 +75,7 @@ REQUIRED_SECTIONS = (SEC_META, SEC_FUNCTIONS, SEC_RANK_INDEX, SEC_RANKS)
 NBINS = 48
 
 # Rank record (inside each compressed rank block)
-# rank, flags, pid, nthreads, wall_ns, mpi_ns, profiler_ns (since 1.4), init_epoch_ns, maxrss_bytes
-RANK_FIXED = "IIIIQQQQQ"
-RANK_FIXED_1_0 = "IIIIQQQQ"  # before 1.4: no profiler_ns
-PROFILER_SINCE_MINOR = 4  # the profiler's own time is in logs of format 1.4 and later
+RANK_FIXED = "IIIIQQQQ"  # rank, flags, pid, nthreads, wall_ns, mpi_ns, init_epoch_ns, maxrss_bytes
 FUNCTION_FIXED = "HHQQQQQ"  # fn, nbins, calls, time_ns, tmin_ns, tmax_ns, bytes
 BIN_ENTRY = "BQ"  # bin, count
 PEER_ENTRY = "IQQ"  # world rank, messages, bytes
@@ -99,9 +99,10 @@ CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (cl
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
                  SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
-                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0}
+                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0,
+                 SEC_PROFILER: 0}
 SECTION_VERSION = 1
-RANK_FIXED_SIZE = 56
+RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44
 BIN_ENTRY_SIZE = 9
 PEER_ENTRY_SIZE = 20

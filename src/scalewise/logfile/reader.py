@@ -161,27 +161,22 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
     return entries
 
 
-def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame, profiler: bool) -> pd.DataFrame:
+def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
     """The ranks frame with the rank lifecycle columns (LIFECYCLE_COLUMNS),
-    when the log has that section (format 1.1 and later); from format 1.4
-    (``profiler``) its entries also hold the profiler's own time at MPI_Init
-    and MPI_Finalize (the profiler_init and profiler_finalize columns)."""
+    when the log has that section (format 1.1 and later)."""
     if raw is None:
         return ranks
     what = "corrupt section 'rank lifecycle'"
-    size, entry = ((L.RANK_LIFECYCLE_ENTRY_SIZE, L.RANK_LIFECYCLE_ENTRY) if profiler else
-                   (L.RANK_LIFECYCLE_ENTRY_1_1_SIZE, L.RANK_LIFECYCLE_ENTRY_1_1))
-    if len(raw) != len(ranks) * size:
+    if len(raw) != len(ranks) * L.RANK_LIFECYCLE_ENTRY_SIZE:
         raise r.fail(f"{what} (size does not match the number of rank blocks)")
     rows = {}
-    for rank, reserved, *values in struct.iter_unpack(order + entry, raw):
+    for rank, reserved, *values in struct.iter_unpack(order + L.RANK_LIFECYCLE_ENTRY, raw):
         if rank in rows or rank not in set(ranks["rank"]):
             raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
         if reserved or any(v >> 63 for v in values):
             raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
-        rows[rank] = (*values[:3], *(v / 1e9 for v in values[3:]))
-    columns = LIFECYCLE_COLUMNS + (PROFILER_COLUMNS[1:] if profiler else [])
-    life = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+        rows[rank] = (*values[:3], values[3] / 1e9)
+    life = pd.DataFrame.from_dict(rows, orient="index", columns=LIFECYCLE_COLUMNS)
     return ranks.join(life, on="rank")
 
 
@@ -222,6 +217,29 @@ def _setup(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd
             raise r.fail(f"{what} (rank {rank}: a value of 2^63 or more)")
         rows[rank] = _setup_row(flags, values)
     return ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=SETUP_COLUMNS), on="rank")
+
+
+def _profiler(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
+    """The ranks frame with the profiler's own time (PROFILER_COLUMNS), when
+    the log has that section (format 1.4 and later); the part inside the
+    window leaves compute_time, so wall = mpi_time + profiler_time + compute_time."""
+    if raw is None:
+        return ranks
+    what = "corrupt section 'profiler'"
+    if len(raw) != len(ranks) * L.PROFILER_ENTRY_SIZE:
+        raise r.fail(f"{what} (size does not match the number of rank blocks)")
+    rows, free = {}, dict(zip(ranks["rank"], ranks["compute_time"]))
+    for rank, reserved, *values in struct.iter_unpack(order + L.PROFILER_ENTRY, raw):
+        if rank in rows or rank not in free:
+            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
+        if reserved or any(v >> 63 for v in values):
+            raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
+        if values[0] > free[rank] * 1e9 + L.CLOCK_TOLERANCE_NS:
+            raise r.fail(f"{what} (rank {rank}: {values[0] / 1e9:.6g} s of profiler time, more than the wall "
+                         f"time less MPI time)")
+        rows[rank] = [v / 1e9 for v in values]
+    out = ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=PROFILER_COLUMNS), on="rank")
+    return out.assign(compute_time=out["compute_time"] - out["profiler_time"])
 
 
 def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> pd.DataFrame:
@@ -302,24 +320,20 @@ def read_profile(path) -> Profile:
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
     rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    profiler = h[3] >= L.PROFILER_SINCE_MINOR  # major 1 (header() refuses others)
     hosts = set()
     for rank, flags, off, size, raw_size in entries:
         blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
         if len(blob) != raw_size:
             raise r.fail(f"corrupt rank {rank} block (size mismatch)")
         try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows, profiler))
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
         except struct.error:
             raise r.fail(f"corrupt rank {rank} record (ends early)") from None
         except ValueError as exc:
             raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    ranks = pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS)
-    if profiler:
-        ranks = ranks.join(pd.DataFrame(rows.get("profiler", []), columns=["rank", "profiler_time"])
-                           .set_index("rank"), on="rank")
-    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), ranks, profiler)
+    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
     ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
+    ranks = _profiler(r, order, secs.get(L.SEC_PROFILER), ranks)
     frames = {"ranks": ranks,
               "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
               "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),

@@ -64,9 +64,8 @@ def max_block_size(nfunctions: int, nranks: int) -> int:
 
 
 @cache
-def _structs(order: str, profiler: bool) -> tuple[struct.Struct, ...]:
-    fixed = L.RANK_FIXED if profiler else L.RANK_FIXED_1_0
-    return tuple(struct.Struct(order + f) for f in (fixed, L.FUNCTION_FIXED, L.BIN_ENTRY, L.PEER_ENTRY, "H", "I"))
+def _structs(order: str) -> tuple[struct.Struct, ...]:
+    return tuple(struct.Struct(order + f) for f in (L.RANK_FIXED, L.FUNCTION_FIXED, L.BIN_ENTRY, L.PEER_ENTRY, "H", "I"))
 
 
 # (lo, hi) of every histogram bin, looked up rather than computed per entry.
@@ -85,26 +84,18 @@ def _bad_function(name: str, nbins: int, calls: int, t: int, tmin: int, tmax: in
 
 
 def parse_rank(order: str, blob: bytes, expect_rank: int, expect_flags: int, names: list[tuple[str, str]],
-               nranks: int, rows: dict[str, list], profiler: bool = True) -> str:
+               nranks: int, rows: dict[str, list]) -> str:
     """Append the record's rows to ``rows``; returns its host name.  Raises
-    ValueError (or struct.error when the record ends early).  ``profiler``:
-    the record has the profiler's own time (format 1.4 on); its (rank,
-    seconds) row goes to ``rows["profiler"]`` and out of the compute time."""
-    fixed, fn_fixed, bin_entry, peer, u16, u32 = _structs(order, profiler)
-    if profiler:
-        rank, flags, pid, nthreads, wall, mpi, own, _init, rss = fixed.unpack_from(blob, 0)
-    else:
-        (rank, flags, pid, nthreads, wall, mpi, _init, rss), own = fixed.unpack_from(blob, 0), 0
+    ValueError (or struct.error when the record ends early)."""
+    fixed, fn_fixed, bin_entry, peer, u16, u32 = _structs(order)
+    rank, flags, pid, nthreads, wall, mpi, _init, rss = fixed.unpack_from(blob, 0)
     if rank != expect_rank or flags != expect_flags:
         raise ValueError(f"rank {rank} flags {flags:#x} differ from the index's rank {expect_rank} "
                          f"flags {expect_flags:#x}")
-    if (wall | mpi | own | rss) >> 63:  # a u64 that does not fit int64 has its top bit set
-        raise ValueError("wall time, MPI time, profiler time or memory is 2^63 or more")
+    if (wall | mpi | rss) >> 63:  # a u64 that does not fit int64 has its top bit set
+        raise ValueError("wall time, MPI time or memory is 2^63 or more")
     if mpi > wall + L.CLOCK_TOLERANCE_NS:
         raise ValueError(f"MPI time {mpi / 1e9:.6g} s is more than the wall time {wall / 1e9:.6g} s")
-    if own and mpi + own > wall:  # the runtime keeps it within wall - mpi
-        raise ValueError(f"profiler time {own / 1e9:.6g} s is more than the wall time less MPI time "
-                         f"{(wall - min(mpi, wall)) / 1e9:.6g} s")
     pos = fixed.size
     (hlen,) = u16.unpack_from(blob, pos)
     if hlen > L.MAX_HOST:
@@ -117,10 +108,8 @@ def parse_rank(order: str, blob: bytes, expect_rank: int, expect_flags: int, nam
     nnames = len(names)
     if nfn > nnames:
         raise ValueError(f"{nfn} function records, more than the {len(names)} functions in the table")
-    rows["ranks"].append((rank, host, pid, wall / 1e9, mpi / 1e9, (wall - mpi - own) / 1e9, rss, nthreads,
+    rows["ranks"].append((rank, host, pid, wall / 1e9, mpi / 1e9, (wall - mpi) / 1e9, rss, nthreads,
                           bool(flags & L.RANK_PARTIAL)))
-    if profiler:
-        rows.setdefault("profiler", []).append((rank, own / 1e9))
     fn_rows, hist_rows, p2p_rows = rows["functions"], rows["hist"], rows["p2p"]
     # MPI_Init and MPI_Finalize run outside the wall-time window; every other
     # function's time, summed over the rank's threads, lies inside it.

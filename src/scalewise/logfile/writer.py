@@ -15,7 +15,7 @@ import numpy as np
 
 from scalewise.logfile import layout as L
 from scalewise.logfile.timeline import pack_timeline
-from scalewise.model.profile import LIFECYCLE_COLUMNS, SETUP_COLUMNS, Profile
+from scalewise.model.profile import LIFECYCLE_COLUMNS, PROFILER_COLUMNS, SETUP_COLUMNS, Profile
 
 _ORDER = "<"
 
@@ -23,10 +23,9 @@ _ORDER = "<"
 def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
     host = str(rank_row.host).encode()
     wall = int(round(rank_row.wall * 1e9))
-    mpi = min(int(round(rank_row.mpi_time * 1e9)), wall)
-    own = min(_ns(getattr(rank_row, "profiler_time", 0.0)), wall - mpi)  # not measured (NaN, absent): 0
+    mpi = int(round(rank_row.mpi_time * 1e9))
     out = [struct.pack(_ORDER + L.RANK_FIXED, int(rank_row.rank), L.RANK_PARTIAL if rank_row.partial else 0,
-                       int(rank_row.pid), int(rank_row.nthreads), wall, mpi, own, 0, int(rank_row.maxrss)),
+                       int(rank_row.pid), int(rank_row.nthreads), wall, min(mpi, wall), 0, int(rank_row.maxrss)),
            struct.pack(_ORDER + "H", len(host)), host]
     rows = sorted(fns, key=lambda f: fn_ids[f[0]])
     out.append(struct.pack(_ORDER + "I", len(rows)))
@@ -38,11 +37,6 @@ def _rank_block(rank_row, fns, hist, peers, fn_ids) -> bytes:
     out.append(struct.pack(_ORDER + "I", len(peers)))
     out += [struct.pack(_ORDER + L.PEER_ENTRY, int(d), int(m), int(b)) for d, m, b in sorted(peers)]
     return b"".join(out)
-
-
-def _ns(seconds) -> int:
-    """Seconds as whole ns; NaN (not measured) as 0."""
-    return 0 if seconds != seconds else int(round(float(seconds) * 1e9))
 
 
 def _group(frame, key: str) -> dict:
@@ -69,9 +63,10 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     hist_rows = _group(profile.hist[["rank", "function", "bin", "count"]], "rank")
     peer_rows = _group(profile.p2p[["src", "dst", "messages", "bytes"]], "src")
 
-    index, blocks, life, setup, off, any_partial = [], [], [], [], 0, False
+    index, blocks, life, setup, own, off, any_partial = [], [], [], [], [], 0, False
     has_life = set(LIFECYCLE_COLUMNS) <= set(profile.ranks.columns)
     has_setup = set(SETUP_COLUMNS) <= set(profile.ranks.columns)
+    has_own = set(PROFILER_COLUMNS) <= set(profile.ranks.columns)
     for r in profile.ranks.sort_values("rank").itertuples(index=False):
         rank = int(r.rank)
         hist: dict[str, dict[int, int]] = {}
@@ -86,10 +81,12 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
         off += len(z)
         if has_life:
             life.append(struct.pack(_ORDER + L.RANK_LIFECYCLE_ENTRY, rank, 0, int(r.rss_init_start),
-                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9)),
-                                    _ns(getattr(r, "profiler_init", 0.0)), _ns(getattr(r, "profiler_finalize", 0.0))))
+                                    int(r.rss_init_end), int(r.rss_finalize), int(round(r.finalize_time * 1e9))))
         if has_setup:
             setup.append(_setup_entry(rank, r))
+        if has_own:  # the reader takes profiler_time out of compute_time again
+            own.append(struct.pack(_ORDER + L.PROFILER_ENTRY, rank, 0,
+                                   *(int(round(getattr(r, c) * 1e9)) for c in PROFILER_COLUMNS)))
 
     meta = dict(profile.meta)
     meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
@@ -106,6 +103,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
     if has_setup:
         sections.append((L.SEC_RANK_SETUP, 0, b"".join(setup)))
+    if has_own:
+        sections.append((L.SEC_PROFILER, 0, b"".join(own)))
     timeline = _timeline(profile, fn_ids)
     if timeline:
         sections.append((L.SEC_TIMELINE, L.SECTION_COMPRESSED, zlib.compress(timeline)))

@@ -20,12 +20,12 @@ Frames (times in seconds, sizes in bytes):
                average), node_busy, node_total, node_steal (the node's CPU
                seconds over all its CPUs in the window, from /proc/stat); from
                format 1.4 on also the PROFILER_COLUMNS, the profiler's own
-               time (docs/runtime.md): profiler_time, inside the window and
-               so out of compute_time (wall = mpi_time + profiler_time +
-               compute_time; before 1.4 compute_time holds it), then, outside
-               the window, profiler_init (its set-up at MPI_Init) and
-               profiler_finalize (MPI_Finalize up to the log's gather; the
-               last two only with the rank lifecycle section)
+               time (docs/runtime.md, "The profiler's own time"):
+               profiler_time, inside the window and so out of compute_time
+               (wall = mpi_time + profiler_time + compute_time; before 1.4
+               compute_time holds it), then, outside the window,
+               profiler_init (its set-up at MPI_Init) and profiler_finalize
+               (MPI_Finalize up to the gather of the profiler section)
 ``functions``  one row per (rank, function called): rank, function, fclass,
                calls, time, tmin, tmax, bytes
 ``hist``       one row per non-empty (rank, function, bin): rank, function,
