@@ -12,7 +12,11 @@ With ``--baseline DIR`` (the build/ folder of another tree, e.g. the last
 release's), each round also runs that tree's profiler, and a last table sets
 its added cost per call beside this tree's: before vs after, in one session.
 
-usage: overhead.py [--iters N] [--rounds R] [--ranks 1,2] [--flavours openmpi,mpich] [--baseline DIR]
+With ``--cpu`` the kernels are timed by their thread's CPU time instead of
+wall time (OVERHEAD_CLOCK=cpu): on a loaded machine, what waiting for a core
+would add is left out.
+
+usage: overhead.py [--iters N] [--rounds R] [--ranks 1,2] [--flavours openmpi,mpich] [--baseline DIR] [--cpu]
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich")
     ap.add_argument("--logsize-ranks", type=int, default=8)
     ap.add_argument("--baseline", type=Path, help="build/ folder of another tree, profiled in the same rounds")
+    ap.add_argument("--cpu", action="store_true", help="time the kernels by thread CPU time, not wall time")
     a = ap.parse_args()
     console = Console(width=200)  # every column whole, also when piped to a file
     cost = table("Added cost per intercepted call (profiled - bare), ns", "MPI", "ranks", "kernel", "bare min",
@@ -75,7 +80,7 @@ def main() -> int:
                 hwm: dict[str, list[int]] = {mode: [] for mode, _ in modes}
                 for _ in range(a.rounds):
                     for mode, pre in modes:
-                        res = run_once(cmd, pre, tmpd / "o.swlog")
+                        res = run_once(cmd, pre, tmpd / "o.swlog", {"OVERHEAD_CLOCK": "cpu"} if a.cpu else None)
                         hwm[mode].append(res.pop("hwm"))
                         for k, (calls, ts) in res.items():
                             samples.setdefault(k, {"calls": [calls], **{m: [] for m, _ in modes}})[mode] += ts

@@ -105,6 +105,7 @@ sw_thread *sw_thread_attach(void)
     for (int i = 0; i < SW_NFN; i++)
         stats[i].tmin = UINT64_MAX;
     thread->stats = stats;
+    thread->own_left = 1; /* the first call places the first sample (hot.c, sw_own_sample) */
     sw_table_init(&thread->peers);
     sw_table_init(&thread->sites);
     thread->next = sw_job.threads;
@@ -122,6 +123,16 @@ int64_t sw_clock_ns(int clock_id)
     struct timespec ts;
     clock_gettime(clock_id, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t sw_clock_read_ticks(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = sw_ticks(), b = sw_ticks();
+        best = b - a < best ? b - a : best;
+    }
+    return best;
 }
 
 /* TSC ticks to nanoseconds, measured over the job's own window; a window too

@@ -51,6 +51,7 @@ typedef struct {
  * them while the job runs; the log writer reads them after the window. */
 typedef struct sw_thread {
     int depth;                    /* 1 while inside a recorded MPI call: nested calls are not counted */
+    unsigned own_left;            /* recorded calls until the next one sampled for own time (owntime.h) */
     uint64_t mpi_ticks;           /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
     sw_fnstat *stats;             /* SW_NFN entries */
     sw_table peers;               /* sw_peer entries (p2p.h) */
@@ -63,6 +64,11 @@ typedef struct sw_thread {
      * the stack the user's return address lies, from sw_site_user's frame. */
     uintptr_t fortran_ra[SW_FORTRAN_SITES];
     intptr_t fortran_off[SW_FORTRAN_SITES];
+    /* The profiler's own time, sampled (owntime.h): the sampled call's
+     * position in its block, its entry clock (0: not read), the generator
+     * (0 until the thread's first call) and the estimate so far. */
+    unsigned own_pos;
+    uint64_t own_mark, own_rng, own_ticks;
     struct sw_thread *next;
 } sw_thread;
 
@@ -169,6 +175,10 @@ typedef struct {
      * resident memory before and after MPI_Init and at MPI_Finalize, and
      * the time MPI_Finalize waited for the other ranks. */
     uint64_t rss_init_start, rss_init_end, rss_finalize, finalize_ticks;
+    /* The profiler's own time outside the per-call path (docs/runtime.md):
+     * MPI_Init's entry, the set-up after PMPI_Init, the modules' start inside
+     * the window, MPI_Finalize's entry; and one clock read's cost (ticks). */
+    uint64_t own_init_entry, own_init_ticks, own_window_ticks, own_fin_start, own_clock_read;
     volatile int partial;
     int abort_code;
     sw_config cfg;
@@ -195,6 +205,8 @@ int sw_thread_refused(const sw_thread *thread);
 /* The clock: the CPU's time-stamp counter, converted to ns with a ratio
  * measured over the job's own window (sw_clock_calibrate, at its end). */
 SW_HOT uint64_t sw_ticks(void) { return __builtin_ia32_rdtsc(); }
+/* The cheapest of a few back-to-back clock reads (owntime.h, sw_own_weigh). */
+uint64_t sw_clock_read_ticks(void);
 int64_t sw_clock_ns(int clock_id);
 void sw_clock_calibrate(void);
 static inline uint64_t sw_ns(uint64_t ticks) { return (uint64_t)((double)ticks * sw_job.ns_per_tick + 0.5); }

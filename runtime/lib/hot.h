@@ -13,6 +13,8 @@
  * intervals during which at least one thread is inside MPI. */
 void sw_mt_enter(void);
 void sw_mt_leave(void);
+/* The sampled call's end (owntime.h): out of line, once in SW_OWN_PERIOD calls. */
+__attribute__((cold, noinline)) void sw_own_sample(sw_thread *thread, uint64_t t0, uint64_t t1);
 
 SW_HOT sw_thread *sw_enter(void)
 {
@@ -24,6 +26,8 @@ SW_HOT sw_thread *sw_enter(void)
     if (thread->depth)
         return NULL;
     thread->depth = 1;
+    if (SW_UNLIKELY(--thread->own_left == 0))
+        thread->own_mark = sw_ticks();
     if (SW_UNLIKELY(sw_mt))
         sw_mt_enter();
     return thread;
@@ -49,6 +53,8 @@ SW_HOT int sw_fortran_record(sw_thread *thread)
     if (SW_UNLIKELY(!sw_on) || thread->depth)
         return 0;
     thread->depth = 1;
+    if (SW_UNLIKELY(--thread->own_left == 0))
+        thread->own_mark = 0; /* its entry passed unseen: only the part after the call is measured */
     if (SW_UNLIKELY(sw_mt))
         sw_mt_enter();
     return 1;
@@ -72,6 +78,8 @@ SW_HOT void sw_leave(sw_thread *thread, int fn, uint64_t t0, uint64_t t1)
         sw_site_add(thread, fn, ra, dt);
     }
     thread->depth = 0;
+    if (SW_UNLIKELY(thread->own_left == 0))
+        sw_own_sample(thread, t0, t1);
 }
 
 #endif

@@ -43,8 +43,10 @@ static uint64_t resident_bytes(void)
 
 void sw_init_begin(void)
 {
-    if (!sw_job.active)
+    if (!sw_job.active) {
+        sw_job.own_init_entry = sw_ticks();
         sw_job.rss_init_start = resident_bytes();
+    }
 }
 
 /* Record a call outside the measured window (Init, Finalize, Abort, Pcontrol). */
@@ -98,7 +100,12 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     choose_log_path();
     SW_EACH_MODULE(init);
     record_once(fn, t1 - t0);
+    sw_job.own_clock_read = sw_clock_read_ticks();
     sw_job.active = sw_job.enabled = 1;
+    /* The profiler's set-up: its entry before PMPI_Init, and all after it up
+     * to this barrier, whose wait for the last rank is not the profiler's. */
+    uint64_t ready = sw_ticks();
+    sw_job.own_init_ticks = (t0 - sw_job.own_init_entry) + (ready - t1);
     /* Every rank's window, and so its time bins, starts as this barrier
      * ends: ranks' bins line up within the barrier's exit skew. */
     sw_pmpi.Barrier(sw_job.comm);
@@ -106,6 +113,7 @@ void sw_started(int fn, uint64_t t0, uint64_t t1, int provided)
     sw_job.mono0 = sw_clock_ns(CLOCK_MONOTONIC);
     sw_job.tsc0 = sw_ticks();
     SW_EACH_MODULE(start);
+    sw_job.own_window_ticks = sw_ticks() - sw_job.tsc0; /* inside the window: not compute */
     sw_on = 1;
 }
 
@@ -114,7 +122,7 @@ static int stop(void)
 {
     if (!sw_job.active)
         return 0;
-    sw_job.tsc1 = sw_ticks();
+    sw_job.own_fin_start = sw_job.tsc1 = sw_ticks();
     sw_job.mono1 = sw_clock_ns(CLOCK_MONOTONIC);
     sw_job.real1 = sw_clock_ns(CLOCK_REALTIME);
     sw_on = 0;

@@ -1,5 +1,6 @@
 /* Unit tests of the runtime pieces that need no MPI: histogram bins, the
- * hash table (find, erase, growth) and the time bins (split, merge).
+ * hash table (find, erase, growth), the time bins (split, merge) and the
+ * sampling estimator of the profiler's own time.
  * Prints "N passed, M failed". */
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "bins.h"
+#include "owntime.h"
 #include "scalewise/format.h"
 #include "table.h"
 
@@ -142,8 +144,85 @@ static void test_time_bins(void)
     free(sw_bins.mpi);
 }
 
+/* The own-time estimate of n calls costing cost(i) ticks each, driven as
+ * hot.h drives it (countdown at entry, sample at the end); *samples counts
+ * the sampled calls, *blocks_hit whether each block of SW_OWN_PERIOD had
+ * exactly one (NULL: not checked). */
+static uint64_t own_estimate(uint64_t seed, unsigned n, uint64_t (*cost)(unsigned), unsigned *samples,
+                             int *one_per_block)
+{
+    uint64_t rng = 0, est = 0;
+    unsigned pos = 0, left = 1, last_block = UINT32_MAX;
+    *samples = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (--left == 0) {
+            if (!rng && (left = sw_own_begin(&rng, &pos, seed))) /* as hot.c's sw_own_sample */
+                continue;
+            unsigned block = i / SW_OWN_PERIOD;
+            if (one_per_block && (block == last_block || i % SW_OWN_PERIOD != pos ||
+                                  (last_block != UINT32_MAX ? block != last_block + 1 : block != 0)))
+                *one_per_block = 0;
+            last_block = block;
+            est += sw_own_weigh(0, cost(i), 0);
+            left = sw_own_next(&rng, &pos);
+            ++*samples;
+        }
+    if (one_per_block && n % SW_OWN_PERIOD == 0 && last_block != n / SW_OWN_PERIOD - 1)
+        *one_per_block = 0;
+    return est;
+}
+
+static uint64_t cost_flat(unsigned i) { return 7 + 0 * i; }
+/* A loop of 4 calls, one of them 100 times dearer: a fixed sampling period
+ * (a multiple of 4) would see only one kind. */
+static uint64_t cost_loop4(unsigned i) { return i % 4 == 0 ? 1000 : 10; }
+
+static void test_own_time_sampling(void)
+{
+    /* Subtracting one clock read from each measured part, never below 0. */
+    CHECK(sw_own_weigh(30, 50, 20) == (10 + 30) * SW_OWN_PERIOD);
+    CHECK(sw_own_weigh(5, 50, 20) == 30 * SW_OWN_PERIOD && sw_own_weigh(0, 0, 20) == 0);
+    /* Exactly one sample per block; whole blocks of equal calls: exact. */
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        unsigned samples;
+        int one = 1;
+        const unsigned n = 1000 * SW_OWN_PERIOD;
+        CHECK(own_estimate(seed, n, cost_flat, &samples, &one) == 7ull * n);
+        CHECK(samples == 1000 && one);
+    }
+    /* The loop of 4 over 1000 seeds: the mean estimate is the true sum and
+     * the spread is the documented (sigma / mu) x sqrt(SW_OWN_PERIOD / n). */
+    const unsigned n = 40 * SW_OWN_PERIOD, seeds = 1000;
+    const double mu = (1000 + 3 * 10) / 4.0, var = (1000 - mu) * (1000 - mu) / 4 + 3 * (10 - mu) * (10 - mu) / 4;
+    const double truth = mu * n, predicted_rel_var = var / (mu * mu) * SW_OWN_PERIOD / n;
+    double sum = 0, sum2 = 0;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        unsigned samples;
+        double rel = (double)own_estimate(seed * 7919, n, cost_loop4, &samples, NULL) / truth - 1;
+        sum += rel;
+        sum2 += rel * rel;
+    }
+    double mean = sum / seeds, rel_var = sum2 / seeds - mean * mean;
+    /* standard error of the mean: sqrt(0.069 / 1000) = 0.8 %; 4 of them */
+    CHECK(mean > -0.033 && mean < 0.033);
+    CHECK(rel_var > 0.8 * predicted_rel_var && rel_var < 1.25 * predicted_rel_var);
+    /* Fewer calls than a block: each is sampled with probability 100 / 256
+     * and then counts 256 times, so the estimate is still right on average. */
+    unsigned hits = 0;
+    double total = 0;
+    for (uint64_t seed = 1; seed <= 4000; seed++) {
+        unsigned samples;
+        total += (double)own_estimate(seed * 104729, 100, cost_flat, &samples, NULL);
+        hits += samples;
+    }
+    const double expect = 4000.0 * 100 / SW_OWN_PERIOD; /* 1562.5, binomial sd 31 */
+    CHECK(hits > expect - 155 && hits < expect + 155);
+    CHECK(total / 4000 > 700 * 0.9 && total / 4000 < 700 * 1.1);
+}
+
 int main(void)
 {
+    test_own_time_sampling();
     test_bins();
     test_time_bins();
     test_table();

@@ -50,7 +50,7 @@ def test_the_undamaged_log_loads(real_log, tmp_path):
     profile = scalewise.load(path)
     assert sorted(profile.ranks["rank"]) == [0, 1]
     assert set(sections(real_log)) == {"meta", "functions", "rank index", "ranks", "rank lifecycle", "call sites",
-                                       "timeline", "MPI_T", "rank setup"}
+                                       "timeline", "MPI_T", "rank setup", "profiler"}
 
 
 @pytest.mark.parametrize("keep", ["20 bytes", "header", "half", "all but 1"])

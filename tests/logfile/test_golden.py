@@ -124,3 +124,21 @@ def test_golden_1_3_reads_the_rank_setup():
     assert list(r.loc[0, ["nivcsw", "nvcsw", "load1_start", "load1_end"]]) == [120, 0, 5.992, 6.073]
     assert list(r.loc[1, ["node_busy", "node_total", "node_steal"]]) == [1.35, 1.35, 0.0]
     assert ((r["cpu_user"] + r["cpu_sys"]) >= 0.3).all()  # the CPU time busy.c burnt
+
+
+def test_golden_1_4_reads_the_profiler_section():
+    """golden-1.4-mpich-owntime.swlog: `mpiexec.mpich -n 2 owntime 20000 100`
+    (MPICH 4.0.2, tests/runtime/programs/owntime.c, SCALEWISE_HOT_LOCAL=1):
+    20,000 recorded MPI_Comm_rank and 100 rounds of Isend/Irecv/Waitall per
+    rank; 1.4 adds the profiler section, the profiler's own time per rank."""
+    p = scalewise.load(DATA / "golden-1.4-mpich-owntime.swlog")
+    assert p.meta["format"] == "1.4" and p.nranks == 2 and not p.partial
+    r = p.ranks.set_index("rank")
+    assert list(r["profiler_time"]) == [0.000926037, 0.00079142]
+    assert list(r["profiler_init"]) == [0.120205291, 0.167287559]
+    assert list(r["profiler_finalize"]) == [0.001620243, 0.001612892]
+    # the time inside the window left compute: wall = MPI + profiler + compute, to the ns
+    assert ((r["mpi_time"] + r["profiler_time"] + r["compute_time"] - r["wall"]).abs() < 1e-9).all()
+    f = p.functions.set_index(["rank", "function"])["calls"]
+    assert f.loc[(0, "MPI_Comm_rank")] == f.loc[(1, "MPI_Comm_rank")] == 20000
+    assert f.loc[(1, "MPI_Waitall")] == 100

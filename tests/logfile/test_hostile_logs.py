@@ -93,6 +93,15 @@ SETUP = (2, 1, 2, 3, 0, 500_000_000, 400_000_000, 50_000_000, 12, 3, 2_500, 3_25
 BOTH = L.SETUP_NODE | L.SETUP_PROC_STAT
 
 
+def profiler_section(*entries):
+    """A profiler section (format 1.4) with these (rank, reserved, window, init, finalize ns) entries."""
+    data = b"".join(struct.pack("<" + L.PROFILER_ENTRY, *e) for e in entries)
+    return on("sections", lambda s: s.append([L.SEC_PROFILER, 1, 0, data]))
+
+
+OWN = (1000, 2_000_000, 300_000)  # ns: inside the window, at MPI_Init, at MPI_Finalize
+
+
 def sites_section(*records: bytes):
     """A call-site section (format 1.1) holding these rank records."""
     data = zlib.compress(b"".join(records))
@@ -216,6 +225,14 @@ CASES = {
                             "rank 1: unknown flags 0x10"),
     "setup CPU time 2^64-1": (None, setup_section((0, BOTH, *SETUP), (1, BOTH, *SETUP[:6], 2**64 - 1, *SETUP[7:]),
                                                   (2, BOTH, *SETUP)), "2^63 or more"),
+    "profiler entry missing": (None, profiler_section((0, 0, *OWN), (1, 0, *OWN)),
+                               "corrupt section 'profiler' (size does not match the number of rank blocks)"),
+    "profiler rank twice": (None, profiler_section((0, 0, *OWN), (1, 0, *OWN), (1, 0, *OWN)), "rank 1 listed twice"),
+    "profiler reserved set": (None, profiler_section((0, 0, *OWN), (1, 3, *OWN), (2, 0, *OWN)), "reserved"),
+    "profiler time 2^64-1": (None, profiler_section((0, 0, *OWN), (1, 0, 0, 2**64 - 1, 0), (2, 0, *OWN)),
+                             "2^63 or more"),
+    "profiler time beyond wall less MPI": (None, profiler_section((0, 0, *OWN), (1, 0, 2**62, 0, 0), (2, 0, *OWN)),
+                                           "more than the wall time less MPI time"),
     **{f"call sites: {name}": (None, sites_section(record), expected)
        for name, (record, expected) in SITE_CASES.items()},
     **{f"timeline: {name}": (None, timeline_section(record), expected)
@@ -282,6 +299,18 @@ def test_rank_setup_section_reads_into_the_rank_table(tmp_path):
     assert r.loc[0, ["node_cpus", "ranks_on_node", "node_busy", "node_total", "node_steal", "load1_start",
                      "load1_end"]].isna().all()
     assert r.loc[0, "cpu_user"] == pytest.approx(0.4)
+
+
+def test_profiler_section_reads_into_the_rank_table(tmp_path):
+    path = tmp_path / "profiler.swlog"
+    before = scalewise.load(GOLDEN).ranks.set_index("rank")
+    path.write_bytes(encode(golden(), profiler_section((2, 0, *OWN), (0, 0, 0, 0, 0), (1, 0, *OWN))))
+    r = scalewise.load(path).ranks.set_index("rank")
+    assert list(r.loc[1, ["profiler_time", "profiler_init", "profiler_finalize"]]) == pytest.approx([1e-6, 2e-3, 3e-4])
+    # the time inside the window leaves compute, and nothing else moves
+    assert r.loc[1, "compute_time"] == pytest.approx(before.loc[1, "compute_time"] - 1e-6, abs=1e-12)
+    assert r.loc[0, "compute_time"] == before.loc[0, "compute_time"]
+    assert (r["wall"] - r["mpi_time"] - r["profiler_time"] - r["compute_time"]).abs().max() < 1e-12
 
 
 def test_call_sites_of_a_missing_object_are_named_by_object_and_offset(tmp_path):

@@ -49,12 +49,14 @@ def test_struct_formats_have_the_declared_sizes():
     assert layout.RANK_LIFECYCLE_ENTRY.count("Q") == layout.LIFE_VALUES
     assert struct.calcsize("<" + layout.RANK_SETUP_ENTRY) == layout.RANK_SETUP_ENTRY_SIZE
     assert layout.RANK_SETUP_ENTRY.count("Q") == layout.SETUP_VALUES
+    assert struct.calcsize("<" + layout.PROFILER_ENTRY) == layout.PROFILER_ENTRY_SIZE
+    assert layout.PROFILER_ENTRY.count("Q") == layout.PROFILER_VALUES
 
 
 def test_section_ids_are_distinct_and_named():
     ids = [layout.SEC_META, layout.SEC_FUNCTIONS, layout.SEC_RANK_INDEX, layout.SEC_RANKS, layout.SEC_RANK_LIFECYCLE,
-           layout.SEC_CALL_SITES, layout.SEC_TIMELINE, layout.SEC_MPIT, layout.SEC_RANK_SETUP]
-    assert len(set(ids)) == 9
+           layout.SEC_CALL_SITES, layout.SEC_TIMELINE, layout.SEC_MPIT, layout.SEC_RANK_SETUP, layout.SEC_PROFILER]
+    assert len(set(ids)) == 10
     assert set(layout.SECTION_NAMES) == set(ids)
 
 

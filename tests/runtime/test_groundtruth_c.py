@@ -55,7 +55,7 @@ def test_times_add_up_on_every_rank(run):
     _, profile, _ = run
     for row in profile.ranks.itertuples():
         assert 0 < row.mpi_time <= row.wall
-        assert abs(row.mpi_time + row.compute_time - row.wall) <= 1e-6
+        assert abs(row.mpi_time + row.profiler_time + row.compute_time - row.wall) <= 1e-6
     f = profile.functions
     assert (f["tmin"] <= f["tmax"]).all()
     assert (f["time"] >= 0).all()

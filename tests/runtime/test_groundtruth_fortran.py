@@ -48,4 +48,4 @@ def test_times_add_up_on_every_rank(run):
     assert sorted(profile.ranks["rank"]) == list(range(expected.nranks))
     for row in profile.ranks.itertuples():
         assert 0 < row.mpi_time <= row.wall
-        assert abs(row.mpi_time + row.compute_time - row.wall) <= 1e-6
+        assert abs(row.mpi_time + row.profiler_time + row.compute_time - row.wall) <= 1e-6

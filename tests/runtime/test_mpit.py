@@ -32,7 +32,7 @@ def load_job(mpi_job, program, flavour, key, source, argv, env=None, nranks=2):
 def test_openmpi_unexpected_queue_holds_the_planted_messages(mpi_job, program):
     p = load_job(mpi_job, program, "openmpi", "unexpected", "unexpected.c", [],
                  {"OMPI_MCA_btl_vader_eager_limit": "8192"})
-    assert p.meta["format"] == "1.3" and p.mpit.status == "read"
+    assert p.meta["format"] == "1.4" and p.mpit.status == "read"
     q = p.pvars[p.pvars["variable"] == "pml_ob1_unexpected_msgq_length"].set_index("rank")
     assert set(q.index) == {0, 1} and (q["binding"] == "comm_world").all() and (q["pclass"] == "size").all()
     # One element per peer in MPI_COMM_WORLD: rank 1 holds all 10 from peer 0.

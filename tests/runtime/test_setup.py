@@ -40,7 +40,7 @@ def _texts(profile):
 @pytest.mark.parametrize("nranks", [2, 4])
 def test_log_records_the_set_up_of_each_rank(mpi_job, program, flavour, nranks):
     p = _run(mpi_job, program, flavour, nranks)
-    assert p.meta["format"] == "1.3"
+    assert p.meta["format"] == "1.4"
     r = p.ranks
     assert list(r["cpus_online"]) == [os.cpu_count()] * nranks
     assert list(r["ranks_on_node"]) == [nranks] * nranks

@@ -5,7 +5,7 @@
 #define SCALEWISE_FORMAT_H
 
 #define SW_FORMAT_MAJOR 1
-#define SW_FORMAT_MINOR 3
+#define SW_FORMAT_MINOR 4
 
 /* First 8 bytes of every log.  The high byte and the CR LF catch files that
  * went through a text-mode transfer, as in PNG. */
@@ -21,6 +21,8 @@
 #define SW_RANK_LIFECYCLE_ENTRY_SIZE 40
 #define SW_SETUP_VALUES 15 /* rank setup entry: u32 rank, u32 flags, then these u64 */
 #define SW_RANK_SETUP_ENTRY_SIZE 128
+#define SW_PROFILER_VALUES 3 /* profiler entry: u32 rank, u32 reserved, then these u64 */
+#define SW_PROFILER_ENTRY_SIZE 32
 
 /* Header flags */
 #define SW_LOG_PARTIAL 0x1u /* some rank hit a memory cap, or not every rank is present */
@@ -37,6 +39,7 @@
 #define SW_MAX_PATH 4096    /* object paths in call-site records */
 #define SW_SEC_MPIT 8       /* zlib, since 1.2: MPI_T status, cvars in force (rank 0), pvars per rank block */
 #define SW_SEC_RANK_SETUP 9 /* raw, since 1.3: per rank block, cores, ranks per node, CPU time, load */
+#define SW_SEC_PROFILER 10  /* raw, since 1.4: per rank block, the profiler's own time */
 
 /* Rank setup entry flags */
 #define SW_SETUP_NODE 0x1u      /* ranks_on_node and node_cpus were measured (not under MPI_Abort) */

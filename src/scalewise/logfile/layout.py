@@ -9,7 +9,7 @@ from __future__ import annotations
 MAGIC = b"\x89SWLOG\r\n"
 BYTE_ORDER_MARK = 0x0A0B0C0D
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 3
+FORMAT_MINOR = 4
 
 HEADER_SIZE = 48
 # magic, bom, major, minor, flags, nranks, nblocks, nsections, file_size, header_crc, reserved
@@ -28,6 +28,10 @@ RANK_SETUP_ENTRY_SIZE = 128
 RANK_SETUP_ENTRY = "II" + "Q" * SETUP_VALUES  # rank, flags, then the values (docs/log-format.md)
 SETUP_NODE = 0x1  # ranks_on_node and node_cpus were measured
 SETUP_PROC_STAT = 0x2  # the node_* CPU counters were read from /proc/stat
+# Since 1.4: the profiler's own time (one entry per rank block).
+PROFILER_VALUES = 3
+PROFILER_ENTRY_SIZE = 32
+PROFILER_ENTRY = "II" + "Q" * PROFILER_VALUES  # rank, reserved, window_ns, init_ns, finalize_ns
 
 LOG_PARTIAL = 0x1
 LOG_ABORTED = 0x2
@@ -57,9 +61,11 @@ MPIT_MAX_VALUES = 4096
 SEC_TIMELINE = 7  # since 1.2: time bins and phases
 SEC_MPIT = 8  # since 1.2: MPI_T variables
 SEC_RANK_SETUP = 9  # since 1.3: cores, ranks per node, CPU time and load
+SEC_PROFILER = 10  # since 1.4: the profiler's own time
 SECTION_NAMES = {SEC_META: "meta", SEC_FUNCTIONS: "functions", SEC_RANK_INDEX: "rank index", SEC_RANKS: "ranks",
                  SEC_RANK_LIFECYCLE: "rank lifecycle", SEC_CALL_SITES: "call sites",
-                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T", SEC_RANK_SETUP: "rank setup"}
+                 SEC_TIMELINE: "timeline", SEC_MPIT: "MPI_T", SEC_RANK_SETUP: "rank setup",
+                 SEC_PROFILER: "profiler"}
 MAX_PATH = 4096  # object paths of call sites
 MAX_PHASE_NAME = 128  # bytes of a phase name
 MAX_TIME_BINS = 65536  # time bins per rank
@@ -93,7 +99,8 @@ CLOCK_TOLERANCE_NS = 1_000_000  # MPI time may exceed wall time by this much (cl
 # Stored form of each known section: its flags must be exactly these.
 SECTION_FLAGS = {SEC_META: SECTION_COMPRESSED, SEC_FUNCTIONS: SECTION_COMPRESSED, SEC_RANK_INDEX: 0, SEC_RANKS: 0,
                  SEC_RANK_LIFECYCLE: 0, SEC_CALL_SITES: SECTION_COMPRESSED,
-                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0}
+                 SEC_TIMELINE: SECTION_COMPRESSED, SEC_MPIT: SECTION_COMPRESSED, SEC_RANK_SETUP: 0,
+                 SEC_PROFILER: 0}
 SECTION_VERSION = 1
 RANK_FIXED_SIZE = 48
 FUNCTION_FIXED_SIZE = 44

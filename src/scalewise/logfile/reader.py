@@ -30,7 +30,7 @@ from scalewise.logfile.symbols import resolve
 from scalewise.logfile.timeline import parse_timeline
 from scalewise.model.mpit import MpitInfo, no_pvars
 from scalewise.model.profile import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS, P2P_COLUMNS,
-                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS,
+                                     PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, PROFILER_COLUMNS, RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS,
                                      Profile)
 
 
@@ -235,6 +235,29 @@ def _setup(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd
     return ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=SETUP_COLUMNS), on="rank")
 
 
+def _profiler(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
+    """The ranks frame with the profiler's own time (PROFILER_COLUMNS), when
+    the log has that section (format 1.4 and later); the part inside the
+    window leaves compute_time, so wall = mpi_time + profiler_time + compute_time."""
+    if raw is None:
+        return ranks
+    what = "corrupt section 'profiler'"
+    if len(raw) != len(ranks) * L.PROFILER_ENTRY_SIZE:
+        raise r.fail(f"{what} (size does not match the number of rank blocks)")
+    rows, free = {}, dict(zip(ranks["rank"], ranks["compute_time"]))
+    for rank, reserved, *values in struct.iter_unpack(order + L.PROFILER_ENTRY, raw):
+        if rank in rows or rank not in free:
+            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
+        if reserved or any(v >> 63 for v in values):
+            raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
+        if values[0] > free[rank] * 1e9 + L.CLOCK_TOLERANCE_NS:
+            raise r.fail(f"{what} (rank {rank}: {values[0] / 1e9:.6g} s of profiler time, more than the wall "
+                         f"time less MPI time)")
+        rows[rank] = [v / 1e9 for v in values]
+    out = ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=PROFILER_COLUMNS), on="rank")
+    return out.assign(compute_time=out["compute_time"] - out["profiler_time"])
+
+
 def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> pd.DataFrame:
     """The call-site rows, named where the objects can be read (logfile/symbols.py)."""
     raw = secs.get(L.SEC_CALL_SITES)
@@ -312,6 +335,7 @@ def read_profile(path) -> Profile:
     names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
+<<<<<<< HEAD
     fast = _unpacked(order, blocks, entries, names, nranks)
     if fast is None:  # the field-by-field parser finds the problem and names it
         frames, hosts = _parsed(r, order, blocks, entries, names, nranks)
@@ -319,6 +343,27 @@ def read_profile(path) -> Profile:
         frames, hosts = fast
     frames["ranks"] = _setup(r, order, secs.get(L.SEC_RANK_SETUP),
                              _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), frames["ranks"]))
+=======
+    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
+    hosts = set()
+    for rank, flags, off, size, raw_size in entries:
+        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
+        if len(blob) != raw_size:
+            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
+        try:
+            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
+        except struct.error:
+            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
+        except ValueError as exc:
+            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
+    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
+    ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
+    ranks = _profiler(r, order, secs.get(L.SEC_PROFILER), ranks)
+    frames = {"ranks": ranks,
+              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
+              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
+              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
+>>>>>>> owntime
     _check_totals(r, frames)
     flags = set()
     if h[4] & L.LOG_PARTIAL:

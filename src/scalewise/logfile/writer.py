@@ -16,7 +16,7 @@ import numpy as np
 from scalewise.logfile import layout as L
 from scalewise.logfile.blockpack import dtypes, pack_records
 from scalewise.logfile.timeline import pack_timeline
-from scalewise.model.profile import LIFECYCLE_COLUMNS, SETUP_COLUMNS, Profile
+from scalewise.model.profile import LIFECYCLE_COLUMNS, PROFILER_COLUMNS, SETUP_COLUMNS, Profile
 
 _ORDER = "<"
 
@@ -47,6 +47,11 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
                 for r in ranks.itertuples(index=False)]
     if has_setup:
         setup = [_setup_entry(int(r.rank), r) for r in ranks.itertuples(index=False)]
+    own = []
+    if set(PROFILER_COLUMNS) <= set(ranks.columns):  # the reader takes profiler_time out of compute_time again
+        own = [struct.pack(_ORDER + L.PROFILER_ENTRY, int(r.rank), 0,
+                           *(int(round(getattr(r, c) * 1e9)) for c in PROFILER_COLUMNS))
+               for r in ranks.itertuples(index=False)]
 
     meta = dict(profile.meta)
     meta.setdefault("format", f"{L.FORMAT_MAJOR}.{L.FORMAT_MINOR}")
@@ -63,6 +68,8 @@ def write_profile(profile: Profile, path, aborted: bool = False) -> Path:
     ] + ([(L.SEC_RANK_LIFECYCLE, 0, b"".join(life))] if has_life else [])
     if has_setup:
         sections.append((L.SEC_RANK_SETUP, 0, b"".join(setup)))
+    if own:
+        sections.append((L.SEC_PROFILER, 0, b"".join(own)))
     timeline = _timeline(profile, fn_ids)
     if timeline:
         sections.append((L.SEC_TIMELINE, L.SECTION_COMPRESSED, zlib.compress(timeline)))

@@ -18,7 +18,14 @@ Frames (times in seconds, sizes in bytes):
                return to MPI_Finalize), cpu_user, cpu_sys (seconds), nivcsw,
                nvcsw (context switches), load1_start, load1_end (1-minute load
                average), node_busy, node_total, node_steal (the node's CPU
-               seconds over all its CPUs in the window, from /proc/stat)
+               seconds over all its CPUs in the window, from /proc/stat); from
+               format 1.4 on also the PROFILER_COLUMNS, the profiler's own
+               time (docs/runtime.md, "The profiler's own time"):
+               profiler_time, inside the window and so out of compute_time
+               (wall = mpi_time + profiler_time + compute_time; before 1.4
+               compute_time holds it), then, outside the window,
+               profiler_init (its set-up at MPI_Init) and profiler_finalize
+               (MPI_Finalize up to the gather of the profiler section)
 ``functions``  one row per (rank, function called): rank, function, fclass,
                calls, time, tmin, tmax, bytes
 ``hist``       one row per non-empty (rank, function, bin): rank, function,
@@ -58,6 +65,7 @@ from scalewise.model.mpit import MpitInfo, no_pvars
 
 RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
 LIFECYCLE_COLUMNS = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
+PROFILER_COLUMNS = ["profiler_time", "profiler_init", "profiler_finalize"]
 SETUP_COLUMNS = ["cpus_online", "cpus_allowed", "node_cpus", "ranks_on_node", "omp_threads", "setup_window",
                  "cpu_user", "cpu_sys", "nivcsw", "nvcsw", "load1_start", "load1_end", "node_busy", "node_total",
                  "node_steal"]
@@ -158,6 +166,8 @@ class Profile:
                 per_rank[int(r.rank)].update(
                     rss_init_start=int(r.rss_init_start), rss_init_end=int(r.rss_init_end),
                     rss_finalize=int(r.rss_finalize), finalize_time=float(r.finalize_time))
+            if hasattr(r, "profiler_time"):  # format 1.4: the profiler's own time
+                per_rank[int(r.rank)].update({c: float(getattr(r, c, float("nan"))) for c in PROFILER_COLUMNS})
             if hasattr(r, "cpus_online"):  # format 1.3: the rank's set-up (NaN: not measured)
                 per_rank[int(r.rank)]["setup"] = {c: float(getattr(r, c)) for c in SETUP_COLUMNS}
         for f in self.functions.itertuples(index=False):

@@ -39,9 +39,11 @@ class Spread:
 
 @dataclass(frozen=True)
 class TimeBreakdown:
-    """P1: MPI vs compute time, per rank and overall."""
+    """P1: MPI vs compute time, per rank and overall; from format 1.4 also
+    the profiler's own time, neither MPI nor compute (wall = MPI + profiler
+    + compute per rank)."""
 
-    per_rank: pd.DataFrame  # rank, host, wall, mpi_time, compute_time, mpi_pct; ordered by rank
+    per_rank: pd.DataFrame  # rank, host, wall, mpi_time, profiler_time, compute_time, mpi_pct; ordered by rank
     sorted_by_mpi: pd.DataFrame  # the same rows ordered by mpi_pct (ascending), position in `order`
     nranks_present: int
     total_wall: float  # rank-seconds
@@ -52,7 +54,16 @@ class TimeBreakdown:
     mpi: Spread
     compute: Spread
     mpi_pct: Spread  # per-rank MPI share of that rank's wall, in %
-    mpi_pct_distribution: RankDistribution  # of mpi_pct, with compute and MPI time of the named ranks
+<<<<<<< HEAD
+    mpi_pct_distribution: RankDistribution  # of mpi_pct, with compute, profiler and MPI time of the named ranks
+=======
+    # The profiler's own time (docs/runtime.md), None before format 1.4: in
+    # the window (out of compute), and outside it at MPI_Init and MPI_Finalize.
+    profiler: Spread | None = None
+    total_profiler: float = 0.0
+    profiler_init: Spread | None = None
+    profiler_finalize: Spread | None = None
+>>>>>>> owntime
 
 
 def spread(values: pd.Series, ranks: pd.Series) -> Spread:
@@ -85,6 +96,9 @@ def time_breakdown(profile: Profile) -> TimeBreakdown:
         "host": r["host"].astype(str).to_numpy(),
         "wall": r["wall"].astype(float).to_numpy(),
         "mpi_time": r["mpi_time"].astype(float).to_numpy(),
+        # not measured (before format 1.4): 0 here, the profiler None below
+        "profiler_time": (r["profiler_time"].astype(float).fillna(0.0).to_numpy() if "profiler_time" in r
+                          else np.zeros(len(r))),
         "compute_time": r["compute_time"].astype(float).to_numpy(),
     })
     wall = per_rank["wall"].to_numpy()
@@ -95,6 +109,9 @@ def time_breakdown(profile: Profile) -> TimeBreakdown:
     total_wall = float(per_rank["wall"].sum())
     total_mpi = float(per_rank["mpi_time"].sum())
     ranks = per_rank["rank"]
+    measured = "profiler_time" in r
+    outside = {c: spread(r[c].astype(float), ranks) if measured and c in r else None
+               for c in ("profiler_init", "profiler_finalize")}
     return TimeBreakdown(
         per_rank=per_rank,
         sorted_by_mpi=sorted_by_mpi,
@@ -107,7 +124,13 @@ def time_breakdown(profile: Profile) -> TimeBreakdown:
         mpi=spread(per_rank["mpi_time"], ranks),
         compute=spread(per_rank["compute_time"], ranks),
         mpi_pct=spread(per_rank["mpi_pct"].fillna(0.0), ranks),
-        mpi_pct_distribution=rank_distribution(sorted_by_mpi, "mpi_pct", ["compute_time", "mpi_time"]),
+<<<<<<< HEAD
+        mpi_pct_distribution=rank_distribution(sorted_by_mpi, "mpi_pct", ["compute_time", "profiler_time", "mpi_time"]),
+=======
+        profiler=spread(per_rank["profiler_time"], ranks) if measured else None,
+        total_profiler=float(per_rank["profiler_time"].sum()),
+        **outside,
+>>>>>>> owntime
     )
 
 

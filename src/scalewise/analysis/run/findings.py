@@ -74,6 +74,9 @@ class RunAnalysis:
                 "total_wall": b.total_wall, "total_mpi": b.total_mpi, "total_compute": b.total_compute,
                 "mpi_share": b.mpi_share, "wall": asdict(b.wall), "mpi": asdict(b.mpi),
                 "compute": asdict(b.compute), "mpi_pct": asdict(b.mpi_pct),
+                "total_profiler": b.total_profiler if b.profiler else None,
+                **{k: asdict(getattr(b, k)) if getattr(b, k) else None
+                   for k in ("profiler", "profiler_init", "profiler_finalize")},
                 "per_rank": _records(b.per_rank),
             },
             "functions": _records(self.functions),

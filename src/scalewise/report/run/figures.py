@@ -38,6 +38,7 @@ MAX_RANKS_DRAWN = 16384
 MAX_FUNCTIONS = 15
 COMPUTE = "#8fb3d9"
 MPI = "#c8413b"
+PROFILER = "#e0a030"  # the profiler's own time (format 1.4 on), between compute and MPI
 
 
 def _figure(width: float, height: float, left: float = 0.75, bottom: float = 0.6, right: float = 0.25,
@@ -87,33 +88,44 @@ def _seconds_axis(ax, _top: float) -> None:
 
 
 def p1_mpi_vs_compute(b: TimeBreakdown) -> Figure:
-    """P1: MPI vs compute time per rank, ranks ordered by MPI share of their wall time."""
+    """P1: MPI vs compute time per rank, ranks ordered by MPI share of their wall time; the
+    profiler's own time, when the log has it (format 1.4), stacked between them."""
     if len(b.sorted_by_mpi) > MAX_RANKS_DRAWN:
+        own = [("profiler_time", "profiler", PROFILER)] if b.profiler is not None else []
         return _distribution(b.mpi_pct_distribution,
                              f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall",
                              "MPI share of the rank's wall time (%)",
-                             [("compute_time", "compute", COMPUTE), ("mpi_time", "MPI", MPI)], _seconds_axis)
+                             [("compute_time", "compute", COMPUTE), *own, ("mpi_time", "MPI", MPI)], _seconds_axis)
     fig = _figure(8.0, 3.6, bottom=0.75 if len(b.sorted_by_mpi) > 24 else 0.6)
     ax = fig.add_subplot()
     s = b.sorted_by_mpi
+    compute = s["compute_time"].to_numpy(float)
+    below_mpi = compute + s["profiler_time"].to_numpy(float)
     if len(s) <= MAX_BARS:
         x = np.arange(len(s))
-        ax.bar(x, s["compute_time"], color=COMPUTE, label="compute", width=0.8)
-        ax.bar(x, s["mpi_time"], bottom=s["compute_time"], color=MPI, label="MPI", width=0.8)
+        ax.bar(x, compute, color=COMPUTE, label="compute", width=0.8)
+        if b.profiler is not None:
+            ax.bar(x, s["profiler_time"], bottom=compute, color=PROFILER, label="profiler", width=0.8)
+        ax.bar(x, s["mpi_time"], bottom=below_mpi, color=MPI, label="MPI", width=0.8)
         ax.set_xticks(x, [str(r) for r in s["rank"]], fontsize=7 if len(s) > 24 else 9,
                       rotation=90 if len(s) > 24 else 0)
         ax.set_xlabel("rank (ordered by MPI share)")
     else:
         x = s["order"].to_numpy()
-        top = s["compute_time"].to_numpy() + s["mpi_time"].to_numpy()
+        top = below_mpi + s["mpi_time"].to_numpy(float)
         # Rasterised: as vectors, thousands of steps make a multi-megabyte SVG.
-        ax.fill_between(x, 0, s["compute_time"], color=COMPUTE, label="compute", step="mid", linewidth=0, rasterized=True)
-        ax.fill_between(x, s["compute_time"], top, color=MPI, label="MPI", step="mid", linewidth=0, rasterized=True)
+        ax.fill_between(x, 0, compute, color=COMPUTE, label="compute", step="mid", linewidth=0, rasterized=True)
+        if b.profiler is not None:
+            ax.fill_between(x, compute, below_mpi, color=PROFILER, label="profiler", step="mid", linewidth=0,
+                            rasterized=True)
+        ax.fill_between(x, below_mpi, top, color=MPI, label="MPI", step="mid", linewidth=0, rasterized=True)
         ax.set_xlim(0, max(len(s) - 1, 1))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(f"{len(s):,} ranks ordered by MPI share (position, not rank id)")
     ax.set_ylabel("seconds")
-    ax.set_title(f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall", fontsize=10)
+    own = (f", the profiler {100 * b.total_profiler / b.total_wall:.2f}%" if b.profiler is not None and b.total_wall > 0
+           else "")
+    ax.set_title(f"MPI vs compute per rank: MPI is {100 * b.mpi_share:.1f}% of wall time overall{own}", fontsize=10)
     legend_beside(fig, *ax.get_legend_handles_labels())
     return fig
 

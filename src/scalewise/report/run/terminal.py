@@ -39,12 +39,19 @@ def _metadata(profile: Profile) -> Table:
 
 def _totals(a: RunAnalysis) -> Table:
     b = a.breakdown
-    t = Table(title="Per rank", box=box.SIMPLE_HEAD, title_justify="left")
+    caption = ("wall = MPI + profiler + compute; prof. Init and prof. Finalize: the profiler's own set-up at "
+               "MPI_Init and its log packing at MPI_Finalize, outside the wall time" if b.profiler else None)
+    t = Table(title="Per rank", box=box.SIMPLE_HEAD, title_justify="left", caption=caption, caption_justify="left")
     for col in ("", "total", "mean", "min", "max", "max/mean", "CV"):
         t.add_column(col, justify="left" if not col else "right")
-    for label, s in (("wall", b.wall), ("MPI", b.mpi), ("compute", b.compute)):
-        t.add_row(label, seconds(s.total), seconds(s.mean), seconds(s.min), seconds(s.max),
-                  ratio(s.max_over_mean), ratio(s.cv))
+    # The profiler's own time (format 1.4 on) is neither MPI nor compute; its
+    # set-up and log-writing lie outside the wall time, on lines of their own.
+    rows = [("wall", b.wall), ("MPI", b.mpi), ("profiler", b.profiler), ("compute", b.compute),
+            ("prof. Init", b.profiler_init), ("prof. Finalize", b.profiler_finalize)]
+    for label, s in rows:
+        if s is not None:
+            t.add_row(label, seconds(s.total), seconds(s.mean), seconds(s.min), seconds(s.max),
+                      ratio(s.max_over_mean), ratio(s.cv))
     s = b.mpi_pct
     t.add_row("%MPI", pct(100 * b.mpi_share), pct(s.mean), pct(s.min), pct(s.max),
               ratio(s.max_over_mean), ratio(s.cv))
@@ -114,7 +121,8 @@ def print_summary(profile: Profile, console: Console | None = None, analysis: Ru
     c.print(_metadata(profile), markup=False)
     for n in a.notes:
         c.print(Text(f"note: {terminal_text(n.text)}", style="yellow"))
-    c.print(f"wall time (slowest rank) {seconds(b.wall.max)}   MPI {pct(100 * b.mpi_share)} of wall   "
+    own = f"profiler {pct(100 * b.total_profiler / b.total_wall)} of wall   " if b.profiler and b.total_wall > 0 else ""
+    c.print(f"wall time (slowest rank) {seconds(b.wall.max)}   MPI {pct(100 * b.mpi_share)} of wall   {own}"
             f"total bytes sent {human_bytes(a.volume.total)}   MPI calls {count(a.total_calls)}",
             markup=False, highlight=False)
     c.print(_totals(a))
