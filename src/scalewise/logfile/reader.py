@@ -335,7 +335,6 @@ def read_profile(path) -> Profile:
     names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
-<<<<<<< HEAD
     fast = _unpacked(order, blocks, entries, names, nranks)
     if fast is None:  # the field-by-field parser finds the problem and names it
         frames, hosts = _parsed(r, order, blocks, entries, names, nranks)
@@ -343,27 +342,7 @@ def read_profile(path) -> Profile:
         frames, hosts = fast
     frames["ranks"] = _setup(r, order, secs.get(L.SEC_RANK_SETUP),
                              _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), frames["ranks"]))
-=======
-    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    hosts = set()
-    for rank, flags, off, size, raw_size in entries:
-        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
-        if len(blob) != raw_size:
-            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
-        try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
-        except struct.error:
-            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
-        except ValueError as exc:
-            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
-    ranks = _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS))
-    ranks = _setup(r, order, secs.get(L.SEC_RANK_SETUP), ranks)
-    ranks = _profiler(r, order, secs.get(L.SEC_PROFILER), ranks)
-    frames = {"ranks": ranks,
-              "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
-              "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
-              "p2p": pd.DataFrame(rows["p2p"], columns=P2P_COLUMNS)}
->>>>>>> owntime
+    frames["ranks"] = _profiler(r, order, secs.get(L.SEC_PROFILER), frames["ranks"])
     _check_totals(r, frames)
     flags = set()
     if h[4] & L.LOG_PARTIAL:

@@ -54,16 +54,13 @@ class TimeBreakdown:
     mpi: Spread
     compute: Spread
     mpi_pct: Spread  # per-rank MPI share of that rank's wall, in %
-<<<<<<< HEAD
     mpi_pct_distribution: RankDistribution  # of mpi_pct, with compute, profiler and MPI time of the named ranks
-=======
     # The profiler's own time (docs/runtime.md), None before format 1.4: in
     # the window (out of compute), and outside it at MPI_Init and MPI_Finalize.
     profiler: Spread | None = None
     total_profiler: float = 0.0
     profiler_init: Spread | None = None
     profiler_finalize: Spread | None = None
->>>>>>> owntime
 
 
 def spread(values: pd.Series, ranks: pd.Series) -> Spread:
@@ -124,13 +121,10 @@ def time_breakdown(profile: Profile) -> TimeBreakdown:
         mpi=spread(per_rank["mpi_time"], ranks),
         compute=spread(per_rank["compute_time"], ranks),
         mpi_pct=spread(per_rank["mpi_pct"].fillna(0.0), ranks),
-<<<<<<< HEAD
         mpi_pct_distribution=rank_distribution(sorted_by_mpi, "mpi_pct", ["compute_time", "profiler_time", "mpi_time"]),
-=======
         profiler=spread(per_rank["profiler_time"], ranks) if measured else None,
         total_profiler=float(per_rank["profiler_time"].sum()),
         **outside,
->>>>>>> owntime
     )
 
 
