@@ -77,9 +77,12 @@ def test_batch_script_quotes_every_argument(tmp_path):
     assert line.startswith(shlex.join(nasty) + " > ")
     # Run the generated script with bash itself: the arguments come out literally.
     (tmp_path / "job.sh").write_text(script)
-    subprocess.run(["bash", str(tmp_path / "job.sh")], cwd=tmp_path, check=True)
+    subprocess.run(["bash", str(tmp_path / "job.sh")], cwd=tmp_path, check=True,
+                   env={"PATH": "/usr/bin:/bin", "SLURM_JOB_NODELIST": "n[1-4]"})
     assert (tmp_path / "out file").read_text() == "a b ; rm -rf / $(id) `id` 'q'\n"
     assert (tmp_path / "exit.status").read_text().split()[0] == "0"
+    # the allocation as the job saw it: scontrol names only the nodes still completing after the end
+    assert (tmp_path / "nodes.list").read_text() == "n[1-4]\n"
 
 
 def test_sbatch_command():
