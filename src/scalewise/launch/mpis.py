@@ -242,6 +242,11 @@ def alias_of(identity: str) -> str | None:
     return _alias_identities().get(identity)
 
 
+def alias_identity(alias: str) -> str | None:
+    """The identity Debian's short name ``alias`` builds with here (alias_of's inverse); None if not installed."""
+    return next((identity for identity, a in _alias_identities().items() if a == alias), None)
+
+
 def is_identity(name: str) -> bool:
     return name in ALIASES or name == ABI_FLAVOUR or bool(_IDENTITY.match(name))
 

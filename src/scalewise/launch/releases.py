@@ -22,8 +22,7 @@ DEBIAN = {"openmpi": "openmpi-4.1.4", "mpich": "mpich-4.0.2"}
 def identity_of(name: str) -> str:
     """The identity ``name`` stands for: itself, a Debian alias's or a study's bound MPI's."""
     if name in mpis.ALIASES:
-        found = {alias: identity for identity, alias in mpis._alias_identities().items()}
-        return found.get(name, DEBIAN[name])
+        return mpis.alias_identity(name) or DEBIAN[name]
     bound = mpis.binding(name)
     return bound.mpi.identity if bound else name
 
