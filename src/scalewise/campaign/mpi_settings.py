@@ -13,9 +13,6 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from scalewise.campaign.rules import string_mapping
 from scalewise.launch.mpis import family_of
 
-MPI_LIBRARIES = ("openmpi", "mpich")
-
-
 class MpiSettings(BaseModel):
     """One named set of MPI settings (a transport or a parameter set).
 
