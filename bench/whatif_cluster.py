@@ -50,15 +50,17 @@ def traced(flavour: str, argv: list[str], env: dict[str, str] | None, out: Path)
     return job.logs[0], job.traces[0]
 
 
+def link_network(flavour: str, rate: str):
+    """The link at ``rate`` as `calibrate --cluster` measures it: the ping-pong and the collectives
+    between the first two of 2 emulated nodes (brought up, or reshaped, at that rate)."""
+    c = cluster_up(2, parse_rate(rate))
+    return calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=30, shaping=cluster_shaping(c),
+                                      launcher=pair_launcher(c, flavour, "whatif_cluster")).network
+
+
 def calibrated(a, flavour: str) -> dict:
     """A network per link rate, measured with the ping-pong between the two nodes."""
-    nets = {}
-    for rate in a.rates:
-        c = cluster_up(2, parse_rate(rate))
-        nets[rate] = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=30,
-                                                shaping=cluster_shaping(c),
-                                                launcher=pair_launcher(c, flavour, "whatif_cluster")).network
-    return nets
+    return {rate: link_network(flavour, rate) for rate in a.rates}
 
 
 def record_round(a, flavour: str, k: int, runs: dict, tmp: Path) -> None:
