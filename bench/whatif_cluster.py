@@ -37,6 +37,7 @@ from scalewise.whatif.calibrate.pingpong import EAGER, launch
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.calibrate.measure import cluster_shaping
 from scalewise.whatif.compare import compare, against_measured, measured_compute_scale
+from scalewise.whatif.hostcost import host_costs
 
 HERE = "1 node"  # both ranks on this machine, shared memory
 
@@ -93,11 +94,13 @@ def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
                 if source == target:
                     continue
                 rounds = []
-                for (_, trace), truth in zip(runs[(source, app)], measured):
+                for (source_log, trace), truth in zip(runs[(source, app)], measured):
                     tr = read_trace(trace)
-                    preds = replay(tr, [nets[target]], library=flavour)
+                    host = host_costs(read_profile(source_log), tr.nranks)  # as `scalewise whatif` takes them
+                    preds = replay(tr, [nets[target]], library=flavour, host=host)
                     # the same replay given the measured run's compute: the network model's error alone
-                    same = replay(tr, [nets[target]], library=flavour, compute_scale=measured_compute_scale(truth, preds[0]))
+                    same = replay(tr, [nets[target]], library=flavour, host=host,
+                                  compute_scale=measured_compute_scale(truth, preds[0]))
                     w = compare(preds, truth, same_compute=same)
                     rounds.append((against_measured(w).iloc[0], w))
                 by_error = sorted(rounds, key=lambda r: r[0]["wall_change"])
