@@ -79,20 +79,22 @@ def main() -> int:
                     print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
                           f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
                     for app in a.apps:
-                        errs, shares = [], []
+                        errs, shares, hosts = [], [], []
                         for k in range(a.repeats):
                             exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
                             log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
                             profile, tr = read_profile(log), read_trace(trace)
-                            w = compare(replay(tr, [cal.network], library=flavour, host=host_costs(profile, tr.nranks)),
-                                        profile)
+                            host = host_costs(profile, tr.nranks)
+                            hosts.append(host.per_message.mean())
+                            w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
                             e = against_measured(w).iloc[0]
                             errs.append(float(e["wall_change"]))
                             shares.append(float(e["mpi_share_points"]))
                             measured = float(w.summary.iloc[0]["wall_time"])
                         rows.append((flavour, app, rate, measured, errs, shares))
                         everything += errs
-                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)}", flush=True)
+                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)} (host cost per "
+                              f"message, mean of the ranks: {', '.join(f'{h * 1e6:.1f} us' for h in hosts)})", flush=True)
         finally:
             cluster_down()
     print(f"load after: {os.getloadavg()[0]:.2f}")
