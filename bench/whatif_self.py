@@ -2,7 +2,8 @@
 """What-if self-replay on the emulated cluster: each proxy run traced with one rank on each of 2
 emulated nodes, then its own trace replayed on its own link's calibration (`scalewise calibrate
 --cluster`: ranges, o by message size, shaping with the measured payload share, the link's
-duplex, collectives with their per-call cost), so the computation is the run's own and only the network model is tested.  Every round's
+duplex, collectives with their per-call cost; each rank's host cost per message from the run's own log, as
+`scalewise whatif` takes it), so the computation is the run's own and only the network model is tested.  Every round's
 error is printed, then a summary over all rounds.  Root; holds the cluster lock.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
@@ -30,6 +31,7 @@ from scalewise.whatif import read_trace, replay
 from scalewise.whatif.calibrate.pingpong import EAGER
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.compare import against_measured, compare
+from scalewise.whatif.hostcost import host_costs
 from scalewise.whatif.calibrate.measure import cluster_shaping
 
 ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], "ocean": ["--size", "small"],
@@ -77,18 +79,22 @@ def main() -> int:
                     print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
                           f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
                     for app in a.apps:
-                        errs, shares = [], []
+                        errs, shares, hosts = [], [], []
                         for k in range(a.repeats):
                             exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
                             log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
-                            w = compare(replay(read_trace(trace), [cal.network], library=flavour), read_profile(log))
+                            profile, tr = read_profile(log), read_trace(trace)
+                            host = host_costs(profile, tr.nranks)
+                            hosts.append(host.per_message.mean())
+                            w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
                             e = against_measured(w).iloc[0]
                             errs.append(float(e["wall_change"]))
                             shares.append(float(e["mpi_share_points"]))
                             measured = float(w.summary.iloc[0]["wall_time"])
                         rows.append((flavour, app, rate, measured, errs, shares))
                         everything += errs
-                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)}", flush=True)
+                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)} (host cost per "
+                              f"message, mean of the ranks: {', '.join(f'{h * 1e6:.1f} us' for h in hosts)})", flush=True)
         finally:
             cluster_down()
     print(f"load after: {os.getloadavg()[0]:.2f}")

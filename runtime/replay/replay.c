@@ -68,6 +68,8 @@ typedef struct {
     const sw_network *local; /* shared memory, when ranks share nodes */
     const int32_t *node_of;
     const double *compute_scale; /* NULL: each rank's compute as recorded */
+    const double *host_o;        /* NULL: a user message costs the network's o */
+    const double *irecv_cost;    /* NULL: posting a receive is free */
     sw_result *out;
     rank_state *ranks;
     int32_t *stack;
@@ -273,13 +275,23 @@ static int is_local(const engine *e, int32_t a, int32_t b)
     return e->node_of && e->node_of[a] == e->node_of[b];
 }
 
-static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, int64_t req)
+/* The CPU time of a message at one end: the network's o, or the rank's host cost per message (host, the
+ * traced run's) when more; through shared memory, the local channel's o. */
+static double overhead(const sw_network *net, int k, int local, double host)
+{
+    return local ? net->overhead[k] : fmax(net->overhead[k], host);
+}
+
+/* host: the least CPU time the send costs (0 for a collective's messages). */
+static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, int64_t req,
+                     double host)
 {
     int local = is_local(e, r, dst);
     const sw_network *net = local ? e->local : e->net;
     rank_state *st = &e->ranks[r];
     double bytes = (double)nbytes;
     int k = range_of(net, bytes);
+    double o = overhead(net, k, local, host);
     double start;
     if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
         start = fmax(st->clock, st->shm_tx_free);
@@ -295,15 +307,15 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     request *q = &e->rq[req];
     q->flags = 0;
     if (bytes <= net->eager_limit) {
-        n.t_aux = start + net->overhead[k] + net->latency[k] + net->per_byte[k] * bytes;
+        n.t_aux = start + o + net->latency[k] + net->per_byte[k] * bytes;
         n.req = -1;
-        q->done = st->clock + net->overhead[k];
+        q->done = st->clock + o;
         q->flags = READY;
     } else {
-        n.t_aux = st->clock + net->overhead[k] + net->latency[0]; /* RTS arrives */
+        n.t_aux = st->clock + o + net->latency[0]; /* RTS arrives */
         n.rndv = 1;
     }
-    st->clock += net->overhead[k];
+    st->clock += o;
     return post(e, &n, dst, r, comm, tag, 0);
 }
 
@@ -350,11 +362,13 @@ static void sort_pairs(double *p, int64_t m)
 
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
- * order they arrived, and each costs the receiver o. */
+ * order they arrived, and each costs the receiver o (for the rank's own
+ * requests, slots given, at least its host cost per message). */
 static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, const int64_t *list, int64_t n)
 {
     const sw_network *net = e->net;
     rank_state *st = &e->ranks[r];
+    double host = slots && e->host_o ? e->host_o[r] : 0;
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
         uint32_t f = e->rq[REQ_AT(i)].flags;
@@ -405,7 +419,7 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
             end = from + held + fmax(0, fmin(from + held, st->tx_free) - fmax(from, st->tx_from));
         }
         st->rx_free = end;
-        t = fmax(t, end) + net->overhead[k];
+        t = fmax(t, end) + overhead(net, k, 0, host);
     }
     st->clock = t;
     return 0;
@@ -449,7 +463,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
                 st->phase_cap = cap;
             }
             st->phase[st->nphase++] = q;
-            int rc = op == SW_ISEND || op == SW_SEND ? post_send(e, r, peer, tp->bytes[st->top], comm, tag, q)
+            int rc = op == SW_ISEND || op == SW_SEND ? post_send(e, r, peer, tp->bytes[st->top], comm, tag, q, 0)
                                                      : post_recv(e, r, peer, comm, tag, q);
             if (rc)
                 return rc;
@@ -499,9 +513,11 @@ static int step(engine *e, int32_t r, const sw_row *x)
         enter(e, st, r, x);
         int rc = 0;
         if (x->kind == SW_ISEND || x->kind == SW_SEND)
-            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, base + x->ref);
+            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, base + x->ref, e->host_o ? e->host_o[r] : 0);
         else if (x->kind == SW_IRECV || x->kind == SW_RECV)
             rc = post_recv(e, r, x->peer, x->comm, x->tag, base + x->ref);
+        if (x->kind == SW_IRECV && e->irecv_cost && !is_local(e, r, x->peer))
+            st->clock += e->irecv_cost[r]; /* what posting a receive took the traced run */
         if (rc)
             return rc;
         st->started = 1;
@@ -611,8 +627,11 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         e.node_of = place->node_of;
         e.local = place->local;
     }
-    if (place)
+    if (place) {
         e.compute_scale = place->compute_scale;
+        e.host_o = place->host_o;
+        e.irecv_cost = place->irecv_cost;
+    }
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;
     e.nrq = tr->slot_start[tr->nranks];

@@ -99,6 +99,13 @@ typedef struct {
     const int32_t *node_of; /* nranks */
     const sw_network *local;
     const double *compute_scale; /* nranks */
+    /* The traced run's host costs (scalewise.whatif.hostcost), nranks each;
+     * NULL: the network's o alone.  host_o: the least CPU time each of the
+     * rank's own messages to or from another node costs at its end, in place
+     * of o when more (a collective's messages keep o).  irecv_cost: the CPU
+     * time of posting a non-blocking receive from another node. */
+    const double *host_o;
+    const double *irecv_cost;
 } sw_placement;
 
 typedef struct {

@@ -3,10 +3,14 @@ model in docs/whatif.md, to check the compiled engine against."""
 
 from collections import deque
 
+from scalewise.whatif.trace import category
+
 OP_NONE, OP_ISEND, OP_IRECV, OP_WAITALL, OP_SEND, OP_RECV = range(6)
 
 
-def reference_replay(streams, net):
+def reference_replay(streams, net, host=None):
+    """``host``: the traced run's host costs (hostcost.HostCosts), or None.  A rank's own messages (not a
+    collective's) cost it at least host.per_message at its end, and posting an irecv host.irecv."""
     ranges = net.ranges
     upto = [r.upto for r in ranges]
 
@@ -61,12 +65,20 @@ def reference_replay(streams, net):
         else:
             q.append((is_recv, ev))
 
+    def own(ev):
+        """The rank's own call, not a message of a collective's schedule."""
+        return category(streams.functions[int(c["func"][ev])]) != "collective"
+
+    def least_o(r, ev, o):
+        return max(o, float(host.per_message[r])) if host is not None and own(ev) else o
+
     def initiate(r, ev):
         op = int(c["op"][ev])
         peer = int(c["peer"][ev])
         if op in (OP_ISEND, OP_SEND):
             nbytes = int(c["bytes"][ev])
             L, o, g, G = par(nbytes)
+            o = least_o(r, ev, o)
             start = max(clock[r], tx[r])
             start += held_back(r, start, nbytes)
             tx[r] = start + g + G * nbytes
@@ -81,8 +93,10 @@ def reference_replay(streams, net):
         elif op in (OP_IRECV, OP_RECV):
             state[ev] = {"post": clock[r], "done": None}
             post(ev, r, peer, True)
+            if op == OP_IRECV and host is not None and own(ev):
+                clock[r] += float(host.irecv[r])
 
-    def complete(r, reqs):
+    def complete(r, reqs, ev):
         if any(state[q]["done"] is None for q in reqs):
             return False
         t = clock[r]
@@ -96,7 +110,7 @@ def reference_replay(streams, net):
             L, o, g, G = par(nbytes)
             end = max(arrival - G * nbytes, rx[r]) + G * nbytes
             rx[r] = end
-            t = max(t, end) + o
+            t = max(t, end) + least_o(r, ev, o)
         clock[r] = t
         return True
 
@@ -114,10 +128,10 @@ def reference_replay(streams, net):
                     initiate(r, ev)
                     started[r] = True
                 if op in (OP_SEND, OP_RECV):
-                    ok = complete(r, [ev])
+                    ok = complete(r, [ev], ev)
                 elif op == OP_WAITALL:
                     lo = int(c["aux"][ev])
-                    ok = complete(r, [int(x) for x in streams.reqs[lo:lo + int(c["peer"][ev])]])
+                    ok = complete(r, [int(x) for x in streams.reqs[lo:lo + int(c["peer"][ev])]], ev)
                 else:
                     ok = True
                 if not ok:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from scalewise.errors import ScalewiseError
 from scalewise.whatif import engine, templates
+from scalewise.whatif.hostcost import HostCosts, applies
 from scalewise.whatif.network import Network, network
 from scalewise.whatif.trace import Trace, category
 from scalewise.logfile.tracefile import image_of
@@ -73,13 +74,16 @@ def nodes_of(nranks: int, ranks_per_node: int, placement: str = "slot") -> np.nd
 
 def replay(trace: Trace, networks: str | Network | list[str | Network], library: str = "openmpi",
            ranks_per_node: int | None = None, placement: str = "slot",
-           local: str | Network | None = None, compute_scale: np.ndarray | None = None) -> list[Prediction]:
+           local: str | Network | None = None, compute_scale: np.ndarray | None = None,
+           host: HostCosts | None = None) -> list[Prediction]:
     """Predict ``trace`` on each network (a preset name, a .yaml path or a Network).
 
     With ``ranks_per_node``, ranks share nodes (placed by ``placement``, see nodes_of): a message between
     two ranks of one node is costed with ``local`` (shared memory, a network file as calibrate writes on
     one node) on a channel of its own, one between nodes with the network.  ``compute_scale`` (a factor per
-    rank) multiplies each rank's recorded compute: another processor's speed, or another run's compute."""
+    rank) multiplies each rank's recorded compute: another processor's speed, or another run's compute.
+    ``host`` (hostcost.host_costs of the traced run's own log) is the least CPU time each rank's own
+    messages cost, on the networks calibrated with ``library`` only."""
     if isinstance(networks, (str, Network)):
         networks = [networks]
     node_of, shm = None, None
@@ -96,7 +100,7 @@ def replay(trace: Trace, networks: str | Network | list[str | Network], library:
         for net in networks:
             model = net if isinstance(net, Network) else network(net)
             res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model, node_of, shm,
-                              compute_scale)
+                              compute_scale, host if host is not None and applies(model, library) else None)
             funcs = pd.DataFrame(res.func_time, columns=functions)
             funcs.index.name = "rank"
             ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,

@@ -19,6 +19,7 @@ import numpy as np
 from scalewise.errors import ScalewiseError
 from scalewise.launch.preload import build_dir
 from scalewise.logfile.tracefile import Directory
+from scalewise.whatif.hostcost import HostCosts
 from scalewise.whatif.network import Network
 
 # Event kinds (enum sw_kind), as the trace's kind column.
@@ -46,7 +47,8 @@ class _Templates(C.Structure):
 
 
 class _Placement(C.Structure):
-    _fields_ = [("node_of", _P), ("local", C.POINTER(_Network)), ("compute_scale", _P)]
+    _fields_ = [("node_of", _P), ("local", C.POINTER(_Network)), ("compute_scale", _P), ("host_o", _P),
+                ("irecv_cost", _P)]
 
 
 class _Result(C.Structure):
@@ -164,25 +166,35 @@ class Decoded:
         return int(self._lib.sw_bytes(self._handle))
 
     def run(self, tpl: Templates, cost: np.ndarray, net: Network, node_of: np.ndarray | None = None,
-            local: Network | None = None, compute_scale: np.ndarray | None = None) -> EngineResult:
+            local: Network | None = None, compute_scale: np.ndarray | None = None,
+            host: HostCosts | None = None) -> EngineResult:
         """Replay on ``net``; ``cost`` is each signature's measured per-call seconds.  With ``node_of`` (a node
         per rank), messages between ranks of one node are costed with ``local`` (shared memory).  With
-        ``compute_scale`` (a factor per rank), each rank's recorded compute is multiplied by its factor.  A
-        deadlock raises."""
+        ``compute_scale`` (a factor per rank), each rank's recorded compute is multiplied by its factor.
+        With ``host`` (the traced run's host costs, hostcost.py), each rank's own messages to or from
+        another node cost at least its host cost per message.  A deadlock raises."""
         keep = []
         c_net = _network(net, keep)
         place = None
         if node_of is not None and local is not None:
             nodes = np.ascontiguousarray(node_of, dtype=np.int32)
             keep.append(nodes)
-            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)), None)
+            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)), None, None, None)
         if compute_scale is not None:
             scale = np.ascontiguousarray(compute_scale, dtype=np.float64)
             if scale.shape != (self.nranks,):
                 raise ScalewiseError(f"compute scale: {scale.size} factors for {self.nranks} ranks")
             keep.append(scale)
-            place = place or _Placement(None, None, None)
+            place = place or _Placement(None, None, None, None, None)
             place.compute_scale = _ptr(scale)
+        if host is not None:
+            if len(host.per_message) != self.nranks:
+                raise ScalewiseError(f"host costs: {len(host.per_message)} ranks for a trace of {self.nranks}")
+            per_message = np.ascontiguousarray(host.per_message, dtype=np.float64)
+            irecv = np.ascontiguousarray(host.irecv, dtype=np.float64)
+            keep.extend((per_message, irecv))
+            place = place or _Placement(None, None, None, None, None)
+            place.host_o, place.irecv_cost = _ptr(per_message), _ptr(irecv)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         arrays = [_i64(tpl.first), _i64(tpl.size), cost, _i64(tpl.start),
                   np.ascontiguousarray(tpl.op, dtype=np.uint8), np.ascontiguousarray(tpl.peer, dtype=np.int32),

@@ -10,6 +10,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.logfile.tracefile import find_trace, read_trace
 from scalewise.model import Profile
 from scalewise.whatif.api import replay
+from scalewise.whatif.hostcost import host_costs
 from scalewise.whatif.compare import WhatIf, against_measured, compare, measured_compute_scale
 from scalewise.whatif.network import Network, network
 from scalewise.whatif.collectives import assumption, rules_of
@@ -77,7 +78,9 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     log = measured_log(trace, measured)
     profile = read_profile(log) if log else None
     library = library or (library_of(profile) if profile is not None else "openmpi")
-    where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local}
+    own = trace.with_suffix(".swlog")  # the traced run's own log: its host cost per message (hostcost.py)
+    host = host_costs(profile if log == own else read_profile(own), tr.nranks) if own.is_file() else None
+    where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local, "host": host}
     predictions = replay(tr, nets, library=library, **where)
     same_compute = None
     if profile is not None and log != trace.with_suffix(".swlog"):

@@ -1,0 +1,71 @@
+"""The host's CPU time per message, as the traced run paid it.
+
+A message's CPU time (the model's `o`) grows with what the host does for it
+between a run's computations: the TCP stack's work for the message, a cold
+cache, a socket the shaped link has not drained.  On the emulated cluster an
+8 KiB `MPI_Isend` inside sem took 19-28 us per call, against the 3-6 us `o`
+that rested back-to-back calibration streams measure, and sem's replay was
+4-6% fast.  The run's own profile log records each rank's time and calls per
+function.  A non-blocking send returns once its message is handed to the
+transport, so its mean time per call is the rank's host cost per message;
+the model charges `o` at both ends of a message, and the replay charges each
+of the rank's own messages to or from another node at least that much at
+the rank's end (a collective's messages keep `o`: the library's work per
+call is the calibration's, whatif/percall.py).  Posting a non-blocking
+receive, free in the model, costs its own mean per call.
+
+It is host work of the transport the trace was recorded on, so it applies to
+a network calibrated with the trace's library (a network file's
+``library``), never to a preset (docs/whatif.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scalewise.errors import ScalewiseError
+from scalewise.model.profile import Profile
+from scalewise.whatif.network import Network
+
+# The calls the trace records as a non-blocking post and nothing else (MPI_Sendrecv also waits: its time
+# is not a post's).
+NONBLOCKING_SENDS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend")
+NONBLOCKING_RECV = "MPI_Irecv"
+
+
+@dataclass(frozen=True)
+class HostCosts:
+    """Per rank, seconds: ``per_message``, the least CPU time each of the rank's messages costs at its end;
+    ``irecv``, what posting a non-blocking receive costs."""
+
+    per_message: np.ndarray
+    irecv: np.ndarray
+
+    def __post_init__(self):
+        for name, a in (("per message", self.per_message), ("irecv", self.irecv)):
+            if a.ndim != 1 or len(a) != len(self.per_message) or not np.all(np.isfinite(a) & (a >= 0)):
+                raise ScalewiseError(f"host cost {name}: expected one number of seconds >= 0 per rank")
+
+
+def _mean_per_call(profile: Profile, names: tuple[str, ...], nranks: int) -> np.ndarray:
+    f = profile.functions
+    rows = f[f["function"].isin(names) & (f["rank"] >= 0) & (f["rank"] < nranks)]
+    by_rank = rows.groupby("rank")[["time", "calls"]].sum()
+    out = np.zeros(nranks, dtype=np.float64)
+    has = by_rank[by_rank["calls"] > 0]
+    out[has.index.to_numpy(dtype=np.int64)] = (has["time"] / has["calls"]).to_numpy(dtype=np.float64)
+    return out
+
+
+def host_costs(profile: Profile, nranks: int) -> HostCosts:
+    """Each rank's host costs from ``profile``, the traced run's own log: the mean time per call of its
+    non-blocking sends, and of its non-blocking receives' posts (0 for a rank that made none)."""
+    return HostCosts(_mean_per_call(profile, NONBLOCKING_SENDS, nranks),
+                     _mean_per_call(profile, (NONBLOCKING_RECV,), nranks))
+
+
+def applies(net: Network, library: str) -> bool:
+    """Whether the traced run's host costs hold on ``net``: a network calibrated with ``library``."""
+    return bool(net.library) and net.library == library
