@@ -115,6 +115,7 @@ def main() -> None:
     print(f"{'ranks':>6} {'events':>12} {'file B/ev':>9} {'cmd CPU s':>9} {'cmd wall s':>10} {'Mev/s CPU':>9} "
           f"{'RSS B/ev':>8} | {'decode':>7} {'templ.':>7} {'replay':>7} {'engine Mev/s':>12} {'rows B/ev':>9}")
     ranks = [int(x) for x in args.ranks.split(",")]
+    largest = {}  # ranks -> (events, command's events per second of CPU) of the longest trace
     for P, counts in zip(ranks, args.steps.split(":")):
         for steps in (int(x) for x in counts.split(",")):
             path = where / f"halo-{P}-{steps}.swtrace"
@@ -128,8 +129,13 @@ def main() -> None:
                   f"{n / cmd['cpu'] / 1e6:>9.2f} {cmd['rss'] / n:>8.1f} | {eng['decode']:>7.2f} "
                   f"{eng['templates']:>7.2f} {eng['replay']:>7.2f} {n / variable / 1e6:>12.1f} "
                   f"{eng['rows_bytes'] / n:>9.1f}", flush=True)
+            if n >= largest.get(P, (0, 0))[0]:
+                largest[P] = (n, n / cmd["cpu"])
             if not args.keep:
                 os.unlink(path)
+    for P, (n, rate) in largest.items():
+        print(f"{P} ranks, {n:,} events from the file: {rate / 1e6:.2f} Mevents/s of CPU end to end, target 10: "
+              f"{'met' if rate >= 10e6 else 'NOT met'}")
     print("cmd: the whole command (Python start, reading, decoding, templates, replay, JSON); engine: decode and "
           "replay, whose cost grows with the events (templates are built once per distinct collective call)")
 
