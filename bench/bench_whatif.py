@@ -1,9 +1,9 @@
 """End-to-end speed of `scalewise whatif`: the command reads a trace FILE,
 decodes it, expands its collectives, matches requests, replays and prints
 the answer (--json), in a child process whose CPU time and peak memory are
-read from the kernel (wait4: its own
-getrusage).  Prints trace events per second of CPU
-and resident bytes per event, for growing traces at 1,024 and 16,384 ranks,
+read from the kernel (its own rusage, from wait4).  Prints trace events per
+second of CPU and resident bytes per event, for growing traces at 1,024 and
+16,384 ranks,
 and the engine's part alone (in this process: decode, templates, replay).
 
 The traces are the stencil of tests/support/traces.py (halo_allreduce) (4
