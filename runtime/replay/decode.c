@@ -178,7 +178,8 @@ static int inflate_all(struct libdeflate_decompressor *z, const uint8_t *in, int
 }
 #else
 /* Inflate a whole payload into *buf (grown as needed); its length in *len. */
-static int inflate_all(void *unused, const uint8_t *in, int64_t in_len, int64_t bound, uint8_t **buf, int64_t *cap, int64_t *len)
+static int inflate_all(void *unused, const uint8_t *in, int64_t in_len, int64_t bound, uint8_t **buf, int64_t *cap,
+                       int64_t *len)
 {
     (void)unused;
     z_stream z;
