@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # gdb: the tests see which collective algorithm a library enters (tests/mpis/test_pypi_tuning.py)
-core="make gcc gfortran pkg-config zlib1g-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev clang-format gdb"
+core="make gcc gfortran pkg-config zlib1g-dev libdeflate-dev python3 python3-venv openmpi-bin libopenmpi-dev mpich libmpich-dev clang-format gdb"
 browser="chromium"
 slurm="slurm-wlm slurmctld slurmd slurm-client munge"
 cluster="iproute2 util-linux"  # ip and tc for emulated nodes; unshare, nsenter, taskset

@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fmax and fmin stay calls into libm (they must order NaNs, which no time here is): these inline. */
+static inline double later(double a, double b) { return a > b ? a : b; }
+static inline double earlier(double a, double b) { return a < b ? a : b; }
+
 #define READY 1u /* a request's completion time is known */
 #define IS_RECV 2u
 #define LOCAL 4u /* a receive from a rank of the same node: through shared memory */
@@ -48,18 +52,22 @@ typedef struct {
 #define RECV_QUEUE ((int64_t)1 << 62)
 
 typedef struct {
-    double clock, tx_free, rx_free, call_start;
+    /* first cache line: what every event reads */
+    double clock, call_start;
+    int64_t pos;
+    int64_t base;      /* the rank's first request slot */
+    int64_t top, tend; /* in a collective: the template op reached and the end of the rank's ops */
+    int8_t started;    /* the current event's (or template op's) posting is done */
+    int8_t in_call;    /* inside a collective */
+    int8_t blocked;
+    /* the links */
+    double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
-    int64_t pos;
-    int64_t top, tend; /* in a collective: the template op reached and the end of the rank's ops */
     int64_t *phase;    /* requests the rank posted in the collective's current phase */
     int64_t nphase, phase_cap;
-    int started;  /* the current event's (or template op's) posting is done */
-    int in_call;  /* inside a collective */
-    int blocked;
-} rank_state;
+} __attribute__((aligned(64))) rank_state;
 
 typedef struct {
     const sw_trace *tr;
@@ -198,6 +206,8 @@ static void wake(engine *e, int32_t r)
         e->ranks[r].blocked = 0;
         e->stack[e->nstack++] = r;
         __builtin_prefetch(&e->tr->rows[e->ranks[r].pos]);
+        __builtin_prefetch(&e->rq[e->ranks[r].base]);
+        __builtin_prefetch(&e->rq[e->ranks[r].base] + 3);
     }
 }
 
@@ -210,8 +220,8 @@ static void match(engine *e, const node *s, const node *r)
     int k = range_of(net, bytes);
     double arrival;
     if (s->rndv) {
-        double cts = fmax(s->t_aux, r->t_post) + net->latency[0];
-        double start = fmax(s->t_post, cts);
+        double cts = later(s->t_aux, r->t_post) + net->latency[0];
+        double start = later(s->t_post, cts);
         arrival = start + net->latency[k] + net->per_byte[k] * bytes;
         e->rq[s->req].done = start + net->per_byte[k] * bytes;
         e->rq[s->req].flags |= READY;
@@ -263,10 +273,10 @@ static double shaping_delay(const sw_network *net, rank_state *st, double start,
 {
     if (net->bucket_rate <= 0)
         return 0;
-    double credit = fmin(net->bucket_bytes, st->credit + fmax(start - st->credit_at, 0) * net->bucket_rate);
-    double delay = fmax(bytes - credit, 0) / net->bucket_rate;
-    st->credit = fmax(credit - bytes, 0);
-    st->credit_at = fmax(start, st->credit_at) + delay;
+    double credit = earlier(net->bucket_bytes, st->credit + later(start - st->credit_at, 0) * net->bucket_rate);
+    double delay = later(bytes - credit, 0) / net->bucket_rate;
+    st->credit = later(credit - bytes, 0);
+    st->credit_at = later(start, st->credit_at) + delay;
     return delay;
 }
 
@@ -279,7 +289,7 @@ static int is_local(const engine *e, int32_t a, int32_t b)
  * traced run's) when more; through shared memory, the local channel's o. */
 static double overhead(const sw_network *net, int k, int local, double host)
 {
-    return local ? net->overhead[k] : fmax(net->overhead[k], host);
+    return local ? net->overhead[k] : later(net->overhead[k], host);
 }
 
 /* host: the least CPU time the send costs (0 for a collective's messages). */
@@ -294,10 +304,10 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     double o = overhead(net, k, local, host);
     double start;
     if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
-        start = fmax(st->clock, st->shm_tx_free);
+        start = later(st->clock, st->shm_tx_free);
         st->shm_tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     } else { /* the NIC sends one message after the other; the CPU only pays o */
-        start = fmax(st->clock, st->tx_free);
+        start = later(st->clock, st->tx_free);
         if (start > st->tx_free)
             st->tx_from = start;
         start += shaping_delay(net, st, start, bytes);
@@ -392,7 +402,7 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
             e->scratch[2 * m + 1] = q->flags & LOCAL ? -1 - q->size : q->size;
             m++;
         } else {
-            t = fmax(t, q->done);
+            t = later(t, q->done);
         }
     }
     sort_pairs(e->scratch, m);
@@ -403,23 +413,23 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
             bytes = -1 - bytes;
             int k = range_of(shm, bytes);
             double wire = shm->per_byte[k] * bytes;
-            double end = fmax(arrival - wire, st->shm_rx_free) + wire;
+            double end = later(arrival - wire, st->shm_rx_free) + wire;
             st->shm_rx_free = end;
-            t = fmax(t, end) + shm->overhead[k];
+            t = later(t, end) + shm->overhead[k];
             continue;
         }
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
-        double end = fmax(arrival - wire, st->rx_free) + wire;
+        double end = later(arrival - wire, st->rx_free) + wire;
         if (net->half_duplex) {
             /* The message held the link for its wire time and, shaped, its wait beyond the
              * bucket; whatever of that overlaps the rank's own sending is moved after it. */
-            double held = wire + (net->bucket_rate > 0 ? fmax(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            double from = fmax(arrival - held, st->rx_free);
-            end = from + held + fmax(0, fmin(from + held, st->tx_free) - fmax(from, st->tx_from));
+            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
+            double from = later(arrival - held, st->rx_free);
+            end = from + held + later(0, earlier(from + held, st->tx_free) - later(from, st->tx_from));
         }
         st->rx_free = end;
-        t = fmax(t, end) + overhead(net, k, 0, host);
+        t = later(t, end) + overhead(net, k, 0, host);
     }
     st->clock = t;
     return 0;
@@ -488,7 +498,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
 static int step(engine *e, int32_t r, const sw_row *x)
 {
     rank_state *st = &e->ranks[r];
-    int64_t base = e->tr->slot_start[r];
+    int64_t base = st->base;
     if (x->kind == SW_COLLECTIVE) {
         if (!st->in_call) {
             const sw_templates *tp = e->tpl;
@@ -543,11 +553,30 @@ static const char *op_name(uint8_t kind)
     return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
 }
 
+/* The match-table stretch the rank's next message will probe, and for a send its receiver's state (a
+ * match wakes it): fetched while the current event runs, they are no miss when it comes. */
+static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
+{
+    int32_t dst, src;
+    if (x->kind == SW_ISEND || x->kind == SW_SEND) {
+        dst = x->peer;
+        src = r;
+        __builtin_prefetch(&e->ranks[dst]);
+    } else if (x->kind == SW_IRECV || x->kind == SW_RECV) {
+        dst = r;
+        src = x->peer;
+    } else {
+        return;
+    }
+    __builtin_prefetch(&e->slots[slot_of(e, e->nslots, dst, src, x->comm, x->tag)]);
+}
+
 static int run(engine *e, char *err, int64_t err_size)
 {
     const sw_trace *tr = e->tr;
     for (int32_t r = (int32_t)tr->nranks - 1; r >= 0; r--) {
         e->ranks[r].pos = tr->rank_start[r];
+        e->ranks[r].base = tr->slot_start[r];
         e->stack[e->nstack++] = r;
     }
     while (e->nstack > 0) {
@@ -558,6 +587,8 @@ static int run(engine *e, char *err, int64_t err_size)
             __builtin_prefetch(&e->ranks[e->stack[e->nstack - 1]]);
         while (st->pos < end) {
             __builtin_prefetch(&tr->rows[st->pos + 4]); /* a rank's rows are read in order */
+            if (st->pos + 1 < end)
+                look_ahead(e, r, &tr->rows[st->pos + 1]);
             int rc = step(e, r, &tr->rows[st->pos]);
             if (rc < 0) {
                 snprintf(err, (size_t)err_size, "out of memory");
@@ -637,7 +668,9 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     e.nrq = tr->slot_start[tr->nranks];
     e.rq_cap = e.nrq + 1024;
     e.rq = calloc((size_t)e.rq_cap, sizeof *e.rq);
-    e.ranks = calloc((size_t)tr->nranks + 1, sizeof *e.ranks);
+    e.ranks = aligned_alloc(64, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
+    if (e.ranks)
+        memset(e.ranks, 0, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
     for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
         e.ranks[r].credit = net->bucket_bytes; /* every link starts rested */

@@ -1,6 +1,7 @@
 """The trace file: exact round trip, size per event, and one-line errors for damage."""
 
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.trace import COLUMNS
-from scalewise.logfile.tracefile import read_trace, write_trace
+from scalewise.logfile.tracefile import _RANK, read_trace, write_trace
 from support.traces import halo_allreduce, random_trace
 
 
@@ -85,5 +86,34 @@ def test_a_damaged_rank_block_is_reported_by_the_replay_in_one_line(tmp_path):
     data[start + length // 2:start + length // 2 + 8] = bytes(8)
     path.write_bytes(bytes(data))
     with pytest.raises(ScalewiseError, match="rank 2: compressed events are damaged") as err:
+        whatif.replay(read_trace(path), "ideal")
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def _with_rank_payload(path, rank, change):
+    """Rewrite ``path`` with rank ``rank``'s decompressed columns passed through ``change`` (recompressed, its
+    block's length fixed)."""
+    trace = read_trace(path)
+    start, length = int(trace.directory.payload[rank]), int(trace.directory.payload_len[rank])
+    data = path.read_bytes()
+    body = zlib.compress(change(zlib.decompress(data[start:start + length])))
+    head = start - _RANK.size
+    fields = list(_RANK.unpack_from(data, head))
+    fields[-1] = len(body)
+    path.write_bytes(data[:head] + _RANK.pack(*fields) + body + data[start + length:])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda raw: raw[:len(raw) // 2], r"rank 1: column '\w+': \d+ values expected, the data ends after \d+"),
+    (lambda raw: raw + b"\x00\x00\x00", "rank 1: 3 bytes after the last column"),
+    # the first func value made 11 bytes long: every column still ends where its count says
+    (lambda raw: raw[:30] + b"\x80" * 10 + raw[30:], "rank 1: column 'func': value 0 is longer than 10 bytes"),
+    (lambda raw: raw * 40, "rank 1: compressed events are damaged"),  # more than any columns can take
+])
+def test_damaged_columns_are_reported_by_the_replay_in_one_line(tmp_path, change, message):
+    path = tmp_path / "t.swtrace"
+    write_trace(halo_allreduce(4, 3), path)
+    _with_rank_payload(path, 1, change)
+    with pytest.raises(ScalewiseError, match=message) as err:
         whatif.replay(read_trace(path), "ideal")
     assert str(path) in str(err.value) and "\n" not in str(err.value)

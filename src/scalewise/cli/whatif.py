@@ -41,7 +41,6 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     """
     from scalewise.cli.output import console
 
-    from scalewise.report.whatif.html import terminal_table, write_whatif_page
     from scalewise.whatif.predict import predict
 
     p = predict(source, [n.strip() for n in networks.split(",") if n.strip()], library, measured,
@@ -49,6 +48,8 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     if as_json:
         echo_json(p.to_json_dict())
     else:
+        from scalewise.report.whatif.html import terminal_table  # the page's module loads matplotlib: not for --json
+
         console().print(terminal_table(p.whatif))
         if p.whatif.capped:
             click.echo("note: the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS); "
@@ -61,4 +62,6 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     for n in p.doubted:
         click.echo(f"warning: network {n.name}: its calibration is not trustworthy: {'; '.join(n.doubts)}", err=True)
     if output:
+        from scalewise.report.whatif.html import write_whatif_page
+
         click.echo(f"page: {write_whatif_page(p.whatif, str(p.trace), output)}", err=as_json)
