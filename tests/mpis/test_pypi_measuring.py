@@ -78,13 +78,19 @@ def _gains(frame) -> list[int]:
     return [t - i for i, t in zip(frame["sockets_init"], frame["sockets_touched"])]
 
 
+def _quiet(gains: list[int]) -> bool:
+    """No rank connected anything, but for one connection rank 0 may accept while it still reads: a
+    rank done first sends its readings to rank 0 (MPI_Gather) and connects to do so."""
+    return gains[0] in (0, 1) and gains[1:] == [0] * (len(gains) - 1)
+
+
 def test_open_mpi_5_connects_on_demand_or_in_init(under, tmp_path):
     lazy, eager = setups(under("openmpi5"))
     assert (lazy.name, eager.name) == ("on-demand", "eager")
     quiet, talked, pre = (run_probe(s, 3, p, tmp_path / d) for s, p, d in
                           ((lazy, "none", "a"), (lazy, "all", "b"), (eager, "none", "c")))
     assert list(quiet["peers"]) == [0] * 3 and list(talked["peers"]) == [2] * 3
-    assert _gains(quiet) == [0] * 3  # nobody talked: no connection made
+    assert _quiet(_gains(quiet)), _gains(quiet)  # nobody talked: no connection made
     # One socket per peer on the first message (a band of one: two ranks connecting to each other at
     # once may briefly hold one more or one fewer while Open MPI settles which to keep).
     assert all(1 <= g <= 3 for g in _gains(talked)) and sum(_gains(talked)) >= 5, _gains(talked)
@@ -105,7 +111,7 @@ def test_intel_mpi_connects_on_demand(under, tmp_path):
     (setup,) = setups(under("intelmpi"))
     assert (setup.name, setup.eager) == ("on-demand", False)
     quiet, talked = run_probe(setup, 4, "none", tmp_path / "a"), run_probe(setup, 4, "all", tmp_path / "b")
-    assert _gains(quiet) == [0] * 4
+    assert _quiet(_gains(quiet)), _gains(quiet)
     assert set(quiet["sockets_init"]) == set(talked["sockets_init"])  # nothing connected in MPI_Init
     assert _gains(talked) == [3] * 4  # one socket per peer, on the first message
 
