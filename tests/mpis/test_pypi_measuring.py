@@ -24,7 +24,7 @@ from support.pypi_mpis import IDENTITIES
 SCALEWISE = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "scalewise"
 # MPI, ranks of the timed collectives (Open MPI 5 on more ranks than this machine's 2 cores: oversubscribed),
 # the eager limit of its default transport on one host (whatif/calibrate/pingpong.py says whence).
-CALIBRATED = [("openmpi5", 3, 4096), ("mpich5", 2, 8191), ("intelmpi", 2, 65536)]
+CALIBRATED = [("openmpi5", 3, 4016), ("mpich5", 2, 8112), ("intelmpi", 2, 65536)]
 
 
 @pytest.mark.parametrize("name, ranks, eager", CALIBRATED, ids=[c[0] for c in CALIBRATED])

@@ -20,7 +20,7 @@ from scalewise.whatif.calibrate.pingpong import STATISTICS
               help="Measure between the first two nodes of the emulated cluster (scalewise cluster up).")
 @click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
               "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX, "
-              "8191 MPICH 5 shared memory, 65536 Intel MPI; docs/whatif.md).")
+              "4016 Open MPI 5 and 8112 MPICH 5 shared memory, 65536 Intel MPI; docs/whatif.md).")
 @click.option("--reps", default=50, show_default=True, type=click.IntRange(1),
               help="Round trips per size, and repetitions of each timed collective.")
 @click.option("--statistic", type=click.Choice(STATISTICS), default="best", show_default=True,

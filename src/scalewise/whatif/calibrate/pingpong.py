@@ -35,15 +35,18 @@ from scalewise.whatif.network import Network, Shaping
 
 SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
 # Eager limits of the transports a 2-rank job uses by default, by release line, on one host and
-# between two: Open MPI's vader/sm (btl_vader_eager_limit, btl_sm_eager_limit 4096) or tcp
-# (btl_tcp_eager_limit 65536), 4.1 and 5.0 alike (ompi_info); Debian's MPICH 4.0 ch4 over UCX
-# switches to rendezvous at UCX's 8 KiB; MPICH 5.0 on one host sends from 8192 bytes up by CMA
-# after a handshake (MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD 8192, "greater than or equal"), between
-# hosts over UCX like 4.0; Intel MPI reports its shared-memory cell sizes as -1 (automatic): 64 KiB
-# is its documented forward cell, an assumption the network file states (EAGER_ASSUMED).
-EAGER = {("openmpi-4.1", True): 4096, ("openmpi-4.1", False): 65536, ("openmpi-5.0", True): 4096,
+# between two: Open MPI's tcp (btl_tcp_eager_limit 65536, 4.1 and 5.0: ompi_info); its shared
+# memory's limit counts the fragment's header, so what goes eagerly is less: 4.1's vader
+# (btl_vader_eager_limit 4096) is 4096 and 5.0's sm up to 4016 bytes, measured (docs/benchmarks.md,
+# "Eager limits on one host": the half round trip steps by 1 us from the next byte; 4.1's step is at
+# 4041, left at 4096 so far).  Debian's MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB;
+# MPICH 5.0 on one host sends up to 8112 bytes in one 8192-byte cell
+# (MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE, less its header; measured, a 1.4 us step from 8113),
+# between hosts over UCX, its default netmod, like 4.0; Intel MPI reports its shared-memory cell sizes
+# as -1 (automatic): 64 KiB is its documented forward cell, an assumption the network file states.
+EAGER = {("openmpi-4.1", True): 4096, ("openmpi-4.1", False): 65536, ("openmpi-5.0", True): 4016,
          ("openmpi-5.0", False): 65536, ("mpich-4.0", True): 8192, ("mpich-4.0", False): 8192,
-         ("mpich-5.0", True): 8191, ("mpich-5.0", False): 8192, ("intelmpi-2021", True): 65536,
+         ("mpich-5.0", True): 8112, ("mpich-5.0", False): 8192, ("intelmpi-2021", True): 65536,
          ("intelmpi-2021", False): 65536}
 EAGER_ASSUMED = {"intelmpi-2021": "Intel MPI's eager limit assumed 64 KiB (its documented shared-memory forward cell; "
                                   "--eager-limit sets it)"}
