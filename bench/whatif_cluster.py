@@ -33,7 +33,7 @@ from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
-from scalewise.whatif.calibrate.pingpong import EAGER, launch
+from scalewise.whatif.calibrate.pingpong import eager_limit, launch
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.calibrate.measure import cluster_shaping
 from scalewise.whatif.compare import compare, against_measured, measured_compute_scale
@@ -55,7 +55,7 @@ def link_network(flavour: str, rate: str):
     """The link at ``rate`` as `calibrate --cluster` measures it: the ping-pong and the collectives
     between the first two of 2 emulated nodes (brought up, or reshaped, at that rate)."""
     c = cluster_up(2, parse_rate(rate))
-    return calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=30, shaping=cluster_shaping(c),
+    return calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=30, shaping=cluster_shaping(c),
                                       launcher=pair_launcher(c, flavour, "whatif_cluster")).network
 
 

@@ -35,7 +35,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
-from scalewise.whatif.calibrate.pingpong import EAGER
+from scalewise.whatif.calibrate.pingpong import eager_limit
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
 
 RANKS = 4
@@ -133,7 +133,7 @@ def calibrate(a) -> tuple[dict, dict]:
         links[flavour] = link_network(flavour, a.rate)
     cluster_down()
     for flavour in a.flavours:
-        shms[flavour] = calibrate_with_collectives(flavour, EAGER[(flavour, True)], f"shm-{flavour}", "",
+        shms[flavour] = calibrate_with_collectives(flavour, eager_limit(flavour, True), f"shm-{flavour}", "",
                                                    reps=30).network
     for flavour in a.flavours:
         for what, net in (("link", links[flavour]), ("shared memory", shms[flavour])):

@@ -28,7 +28,7 @@ from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
-from scalewise.whatif.calibrate.pingpong import EAGER
+from scalewise.whatif.calibrate.pingpong import eager_limit
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.compare import against_measured, compare
 from scalewise.whatif.hostcost import host_costs
@@ -71,7 +71,7 @@ def main() -> int:
                 for rate in a.rates:
                     c = cluster_up(2, parse_rate(rate))
                     on_nodes = pair_launcher(c, flavour, "whatif_self")
-                    cal = calibrate_with_collectives(flavour, EAGER[(flavour, False)], rate, "", reps=a.reps,
+                    cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
                                                      shaping=cluster_shaping(c), launcher=on_nodes,
                                                      measure_duplex=True)
                     s = cal.network.shaping

@@ -143,6 +143,16 @@ def test_mpich_5_sets_use_its_own_names_and_cell_size(make_profile):
     assert MPICH5_ALGORITHMS["barrier"] == ("nb", "smp", "k_dissemination")  # 5.0 has no "dissemination"
 
 
+@pytest.mark.parametrize("mpi, cvars", [("mpich-5.0.2", {"MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD": "2048"}),
+                                        ("mpich", {})])
+def test_mpich_across_nodes_moves_the_threshold_of_its_netmod(make_profile, mpi, cvars):
+    """UCX's for both lines; MPICH 5.0's OFI netmod, when it is the one built, reads its own CVAR."""
+    src = _source(make_profile, mpi)
+    src.axes = {"nodes": [2], "ranks": [4]}
+    sets = plan_study(src, "t", 10).study["parameter_sets"]
+    assert sets["eager-2048"] == {"mpich_env": {"UCX_RNDV_THRESH": "2048"}, **({"cvars": cvars} if cvars else {})}
+
+
 def test_intel_mpi_sets_are_i_mpi_adjust_presets_and_its_settings_file_an_environment(make_profile):
     from scalewise.campaign.mpi_settings import MpiSettings
     plan = plan_study(_source(make_profile, "intelmpi-2021.19"), "t", 10)
@@ -151,8 +161,14 @@ def test_intel_mpi_sets_are_i_mpi_adjust_presets_and_its_settings_file_an_enviro
                     "allreduce-2-rabenseifner": {"env": {"I_MPI_ADJUST_ALLREDUCE": "2"}},
                     "allreduce-3-reduce_bcast": {"env": {"I_MPI_ADJUST_ALLREDUCE": "3"}},
                     "allreduce-7-shumilin_ring": {"env": {"I_MPI_ADJUST_ALLREDUCE": "7"}},
-                    "allreduce-8-ring": {"env": {"I_MPI_ADJUST_ALLREDUCE": "8"}}}  # no eager threshold modelled
+                    "allreduce-8-ring": {"env": {"I_MPI_ADJUST_ALLREDUCE": "8"}},
+                    # 1 KiB messages: the shared-memory eager threshold just above and just below (1 KiB floor)
+                    "eager-1024": {"env": {"I_MPI_SHM_EAGER_THRESHOLD": "1024"}},
+                    "eager-2048": {"env": {"I_MPI_SHM_EAGER_THRESHOLD": "2048"}}}
     assert plan.study["axes"]["mpi"] == ["intelmpi-2021.19"]
+    src = _source(make_profile, "intelmpi-2021.19")
+    src.axes = {"nodes": [2], "ranks": [4]}  # between nodes Intel MPI's library names no threshold
+    assert not [n for n in plan_study(src, "t", 10).study["parameter_sets"] if n.startswith("eager")]
     text = settings_file("intelmpi-2021", MpiSettings(env={"I_MPI_ADJUST_ALLREDUCE": "8"}), "note")
     assert text.splitlines()[-2:] == ["# use: set -a; . THIS_FILE; set +a; mpiexec.hydra ...",
                                       "I_MPI_ADJUST_ALLREDUCE=8"]

@@ -242,3 +242,35 @@ def test_tune_plans_from_a_real_log_with_the_settings_of_the_library_it_names(mp
     assert study["axes"]["mpi"] == [identity]
     kind, name = setting
     assert study["parameter_sets"] and all(name in s[kind] for s in study["parameter_sets"].values())
+
+
+def test_the_eager_thresholds_tune_sets_are_names_the_libraries_know(mpi_env, program):
+    """Intel MPI names every I_MPI_ variable it does not support at start-up (I_MPI_EAGER_THRESHOLD, the older
+    releases' name, among them) and stays silent on the one tune sets; MPICH 5 lists every CVAR tune sets
+    on one node and between nodes, and starts with each set."""
+    from scalewise.tune.choices import threshold_sets
+
+    point = TuneTarget(name="MPI_Send", pct_mpi=50.0, time=1.0, calls=2, mean_bytes=1024.0, mode_bin=11, comm_size=2)
+    env, exe = mpi_env("intelmpi"), program("intelmpi")
+    sets = threshold_sets("intelmpi-2021", point, over_network=False)
+    assert sets and threshold_sets("intelmpi-2021", point, over_network=True) == {}
+    for settings in sets.values():
+        run = subprocess.run([LAUNCHERS["intelmpi"], "-n", "2", str(exe), "barrier", "1"],
+                             env={**env, **applied_env(settings, "intelmpi")}, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0 and "not supported" not in run.stdout + run.stderr, (settings, run.stderr[-2000:])
+    old = subprocess.run([LAUNCHERS["intelmpi"], "-n", "2", str(exe), "barrier", "1"],
+                         env={**env, "I_MPI_EAGER_THRESHOLD": "2048"}, capture_output=True, text=True, timeout=300)
+    assert "I_MPI_EAGER_THRESHOLD environment variable is not supported" in old.stdout + old.stderr
+    env, exe = mpi_env("mpich5"), program("mpich5")
+    listed = set(re.findall(r"^\t(MPIR_CVAR_\w+)", subprocess.run(["mpivars"], env=env, capture_output=True,
+                                                                  text=True, timeout=300).stdout, re.M))
+    for over_network in (False, True):
+        sets = threshold_sets("mpich-5.0", point, over_network)
+        assert sets
+        for settings in sets.values():
+            assert set(settings.cvars) <= listed, settings.cvars
+            run = subprocess.run([*launch("mpich5"), str(exe), "barrier", "1"],
+                                 env={**env, **applied_env(settings, "mpich5")}, capture_output=True, text=True,
+                                 timeout=300)
+            assert run.returncode == 0, (settings, run.stderr[-2000:])

@@ -6,19 +6,21 @@ from pathlib import Path
 
 import click
 
-from scalewise.cli.mpi_names import debian_option
+from scalewise.cli.mpi_names import measured_option
 from scalewise.whatif.calibrate.collbench import COLLECTIVES, SIZES, parse_collectives, parse_sizes
 from scalewise.whatif.calibrate.pingpong import STATISTICS
 
 
 @click.command()
-@click.option("--mpi", "flavour", default="openmpi", show_default=True, callback=debian_option("calibrate"),
-              help="MPI library to measure with.")
+@click.option("--mpi", "flavour", callback=measured_option("calibrate"),
+              help="MPI library to measure with: openmpi, mpich (Debian's) or an identity such as openmpi-5.0.11 "
+                   "(its launcher first on PATH)  [default: the MPI of mpicc on PATH]")
 @click.option("--hosts", help="Two hosts, comma-separated, one rank on each (default: both ranks here).")
 @click.option("--cluster", "on_cluster", is_flag=True,
               help="Measure between the first two nodes of the emulated cluster (scalewise cluster up).")
 @click.option("--eager-limit", type=click.IntRange(1), help="Bytes up to which messages go eagerly "
-              "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX).")
+              "(default: the transport's: 4096 Open MPI shared memory, 65536 Open MPI TCP, 8192 MPICH over UCX, "
+              "4016 Open MPI 5 and 8112 MPICH 5 shared memory, 65536 Intel MPI; docs/whatif.md).")
 @click.option("--reps", default=50, show_default=True, type=click.IntRange(1),
               help="Round trips per size, and repetitions of each timed collective.")
 @click.option("--statistic", type=click.Choice(STATISTICS), default="best", show_default=True,

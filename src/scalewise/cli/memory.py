@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from scalewise.cli.mpi_names import debian_list_option
+from scalewise.cli.mpi_names import measured_list_option
 from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import ScalewiseError
 
@@ -36,8 +36,9 @@ def _assumed(node_memory: str, ranks_per_node: int, nodes_text: str, app_peers: 
 
 
 @click.command()
-@click.option("--mpi", "mpis", default="openmpi,mpich", show_default=True, callback=debian_list_option("memory"),
-              help="MPI libraries to measure: Debian's openmpi and mpich.")
+@click.option("--mpi", "mpis", default="openmpi,mpich", show_default=True, callback=measured_list_option("memory"),
+              help="MPI libraries to measure: Debian's openmpi and mpich, or identities such as openmpi-5.0.11 "
+                   "(one at a time when their launchers share a name: the one first on PATH runs).")
 @click.option("--ranks", default="2,4,8,16,32", show_default=True, help="Rank counts (oversubscribing is fine).")
 @click.option("--peers", default="none,neighbours,all", show_default=True,
               help="Peers each rank exchanges a message with: none, neighbours (ring), all.")

@@ -142,14 +142,20 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time; the others find it done
         if _up_to_date(out, part):
             return out
-        argv = ["make", "--no-print-directory", "-C", str(source / part), f"BUILD={out.parent}",
-                f"FLAVOURS={flavour}", f"MPICC={mpicc}", f"MPIFORT={fortran_wrapper(mpicc)}", f"PY={sys.executable}"]
-        if part == "runtime":
-            argv += [str(out / name) for name in RUNTIME_OUTPUTS]
+        mpifort = fortran_wrapper(mpicc)
         print(f"scalewise: building the {part} for {flavour} with {mpicc} into {out}", file=sys.stderr)
-        if part == "proxies" and not fortran_wrapper(mpicc):
+        if part == "proxies" and not mpifort:
             print(f"scalewise: {flavour} has no Fortran wrapper beside {mpicc} (no mpifort, no mpif90): "
                   "its Fortran proxy apps are not built", file=sys.stderr)
+        elif part == "proxies" and not fortran_bindings(mpifort, env)["use mpi_f08"]:
+            # Intel MPI's wheel: its mpi_f08.mod is ifx's, which gfortran cannot read.
+            print(f"scalewise: {mpifort} cannot compile 'use mpi_f08': {flavour}'s Fortran proxy apps are not built",
+                  file=sys.stderr)
+            mpifort = ""
+        argv = ["make", "--no-print-directory", "-C", str(source / part), f"BUILD={out.parent}",
+                f"FLAVOURS={flavour}", f"MPICC={mpicc}", f"MPIFORT={mpifort}", f"PY={sys.executable}"]
+        if part == "runtime":
+            argv += [str(out / name) for name in RUNTIME_OUTPUTS]
         done = subprocess.run(argv, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             (out / f"{part}-build.log").write_text(done.stdout + done.stderr)

@@ -9,9 +9,11 @@ start remote ranks through Slurm).
 from __future__ import annotations
 
 import os
+import shutil
 
+from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job, Launch, Launcher, register_launcher
-from scalewise.launch.mpis import family_of, launcher_command
+from scalewise.launch.mpis import ALIASES, binding, family_of, launcher_command, launcher_mpi
 from scalewise.launch.preload import openmpi_forwarding, with_mpich_ucx
 
 OPENMPI_RUN = "mpirun.openmpi"
@@ -65,9 +67,34 @@ class MpichExec(Launcher):
 
 def two_ranks(mpi: str, one_per_node: bool = False) -> list[str]:
     """The library's own launch words for 2 ranks (one on each of two nodes with ``one_per_node``)."""
+    return ranks_line(mpi, 2, one_per_node)
+
+
+def ranks_line(mpi: str, ranks: int, one_per_node: bool = False) -> list[str]:
+    """The library's own launch words for ``ranks`` ranks: Debian's launchers by name, any other
+    MPI's from PATH, checked to start that MPI (:func:`checked_launcher`)."""
     if mpi == "openmpi":
-        return [OPENMPI_RUN, "-np", "2", *(["-npernode", "1"] if one_per_node else [])]
-    return [MPICH_RUN, "-n", "2", *(["-ppn", "1"] if one_per_node else [])]
+        return [OPENMPI_RUN, "-np", str(ranks), *(["-npernode", "1"] if one_per_node else [])]
+    if mpi == "mpich":
+        return [MPICH_RUN, "-n", str(ranks), *(["-ppn", "1"] if one_per_node else [])]
+    exe = checked_launcher(mpi)
+    if family_of(mpi) == "openmpi":  # PRRTE's mpirun (Open MPI 5) takes the mapping, not -npernode
+        return [exe, "-np", str(ranks), *(["--map-by", "ppr:1:node"] if one_per_node else [])]
+    return [exe, "-n", str(ranks), *(["-ppn", "1"] if one_per_node else [])]
+
+
+def checked_launcher(mpi: str) -> str:
+    """The launcher of ``mpi`` (an identity or a study's name), as a path; a one-line error when PATH
+    has none or when the one it has starts another MPI (a module of another library loaded)."""
+    command = launcher_command(mpi, native_launcher(mpi))
+    exe = shutil.which(command)
+    if exe is None:
+        raise ScalewiseError(f"{mpi}: no {command} on PATH (put {mpi}'s bin/ first on PATH, e.g. module load it)")
+    if binding(mpi) is None and mpi not in ALIASES:
+        found = launcher_mpi(exe)
+        if found is not None and found.identity != mpi:
+            raise ScalewiseError(f"{mpi}: {exe} starts {found.identity}, not {mpi} (put {mpi}'s bin/ first on PATH)")
+    return exe
 
 
 def native_launcher(mpi: str) -> str:

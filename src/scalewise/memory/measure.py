@@ -25,7 +25,9 @@ from scalewise.cluster.scheduler import EmulatedScheduler
 from scalewise.errors import ScalewiseError
 from scalewise.launch.base import Job
 from scalewise.launch.local import LocalScheduler
-from scalewise.launch.preload import FLAVOURS, build_dir
+from scalewise.launch.mpis import check_name, family
+from scalewise.launch.preload import FLAVOURS, built_library
+from scalewise.launch.releases import release_line
 from scalewise.memory.analysis import MachineTarget, MemoryAnalysis, analyse_memory
 
 PEER_CHOICES = ("none", "neighbours", "all")
@@ -44,20 +46,34 @@ class ConnectionSetup:
 
 
 # Over TCP (the builtin "tcp" transport) so that a connection is a real socket
-# even on one node.  Open MPI's ob1 opens a BTL connection on the first message
-# to a peer unless mpi_preconnect_mpi=1 (ompi/runtime/ompi_mpi_preconnect.c).
-# MPICH 4.0 ch4:ucx creates a UCX endpoint for every rank in MPI_Init
-# (initial_address_exchange in src/mpid/ch4/netmod/ucx/ucx_init.c) and has no
-# setting that defers it; docs/memory.md cites both.
+# even on one node.  Open MPI's ob1 (4.1 and 5.0) opens a BTL connection on the
+# first message to a peer unless mpi_preconnect_mpi=1
+# (ompi/runtime/ompi_mpi_preconnect.c).  MPICH 4.0 ch4:ucx creates a UCX
+# endpoint for every rank in MPI_Init (initial_address_exchange in
+# src/mpid/ch4/netmod/ucx/ucx_init.c) and has no setting that defers it;
+# MPICH 5.0 (PyPI's, ch4:ucx by default) likewise: a rank that sends nothing
+# holds one socket more per rank in the job (8, 10, 12 at 2, 4, 6 ranks).
+# Intel MPI over OFI's tcp provider connects on the first message to a peer
+# and has no setting that connects eagerly; docs/memory.md cites all of them.
 _TCP_SETTINGS = BUILTIN_TRANSPORTS["tcp"]
-SETUPS: dict[str, tuple[ConnectionSetup, ...]] = {
-    "openmpi": (
-        ConnectionSetup("on-demand", "openmpi", False, _TCP_SETTINGS),
-        ConnectionSetup("eager", "openmpi", True,
-                        _TCP_SETTINGS.model_copy(update={"mca": {**_TCP_SETTINGS.mca, "mpi_preconnect_mpi": "1"}})),
-    ),
-    "mpich": (ConnectionSetup("eager", "mpich", True, _TCP_SETTINGS),),
-}
+# Intel MPI without its shared memory (I_MPI_FABRICS=ofi), over libfabric's tcp provider.
+_INTEL_TCP = MpiSettings(env={"I_MPI_FABRICS": "ofi", "FI_PROVIDER": "tcp"})
+_OPENMPI_SETUPS = (
+    ("on-demand", False, _TCP_SETTINGS),
+    ("eager", True, _TCP_SETTINGS.model_copy(update={"mca": {**_TCP_SETTINGS.mca, "mpi_preconnect_mpi": "1"}})),
+)
+# Per family: (name, eager, settings) of each connection set-up it offers.
+_SETUPS = {"openmpi": _OPENMPI_SETUPS, "mpich": (("eager", True, _TCP_SETTINGS),),
+           "intelmpi": (("on-demand", False, _INTEL_TCP),)}
+
+
+def setups(mpi: str) -> tuple[ConnectionSetup, ...]:
+    """The connection set-ups of ``mpi`` (a Debian short name or an identity) the probe runs."""
+    return tuple(ConnectionSetup(name, mpi, eager, settings) for name, eager, settings in _SETUPS[family(mpi)])
+
+
+# Kept by name for Debian's two (what the tests and the docs call them).
+SETUPS: dict[str, tuple[ConnectionSetup, ...]] = {m: setups(m) for m in ("openmpi", "mpich")}
 
 
 class _Applied(NamedTuple):
@@ -81,10 +97,8 @@ def parse_setting(text: str) -> MpiSettings:
 
 
 def probe_path(mpi: str) -> Path:
-    path = build_dir() / mpi / "proxies" / "connmem"
-    if not path.is_file():
-        raise ScalewiseError(f"connection-memory probe for {mpi} not built: {path} is missing (run `make proxies`)")
-    return path
+    """The probe built for ``mpi``: Debian's by `make proxies`, any other MPI's on first use."""
+    return built_library(mpi, "proxies/connmem", "connection-memory probe")
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -115,10 +129,15 @@ def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, ext
     ``scheduler``/``nodes``: an :class:`EmulatedScheduler` and a node count run the ranks across
     emulated nodes (over their links) instead of on this host."""
     env, exported, mca = run_environment(_Applied(applied_settings(setup, list(extra)), setup.mpi))
-    if nodes == 1 and setup.mpi == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
+    if nodes == 1 and family(setup.mpi) == "openmpi" and not any(k.startswith("btl_tcp_if_") for k in mca):
         # Every rank runs on this host, so loopback is the one right interface; left to itself the TCP BTL
         # also tries every other configured one (a down bridge here failed 1 preconnect in 3 at 32 ranks).
         mca["btl_tcp_if_include"] = "lo"
+    if nodes == 1 and family(setup.mpi) == "intelmpi" and "FI_TCP_IFACE" not in env:
+        # The same for libfabric's tcp provider: without it a 6-rank run here failed in its first
+        # send ("Cannot assign requested address").
+        env["FI_TCP_IFACE"] = "lo"
+        exported = [*exported, "FI_TCP_IFACE"]
 
     workdir.mkdir(parents=True, exist_ok=True)
     job = Job(name=f"connmem-{setup.mpi}-{setup.name}-{ranks}-{peers}", mpi=setup.mpi, ranks=ranks, nodes=nodes,
@@ -149,9 +168,11 @@ def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 
 
     ``emulated_nodes`` > 1 spreads each run's ranks over that many emulated nodes (root; the
     cluster is brought up for the measurement and taken down after, docs/cluster.md)."""
-    bad = [m for m in mpis if m not in FLAVOURS]
-    if bad:
-        raise ScalewiseError(f"--mpi: unknown MPI '{bad[0]}' (expected {', '.join(FLAVOURS)})")
+    for m in mpis:
+        if m not in FLAVOURS:
+            release_line(check_name(m), "--mpi")  # an identity of a known release line, or one line
+    if emulated_nodes > 1 and any(m not in FLAVOURS for m in mpis):
+        raise ScalewiseError(f"--emulated-nodes: the emulated nodes run Debian's {' or '.join(FLAVOURS)} only")
     bad = [p for p in peers if p not in PEER_CHOICES]
     if bad:
         raise ScalewiseError(f"--peers: unknown choice '{bad[0]}' (expected {', '.join(PEER_CHOICES)})")
@@ -173,7 +194,7 @@ def _measure_all(mpis, ranks, peers, repeats, extra, workdir, progress, schedule
         base = Path(workdir) if workdir else Path(tmp)
         frames = []
         for mpi in mpis:
-            for setup in SETUPS[mpi]:
+            for setup in setups(mpi):
                 for rep in range(repeats):
                     for p in ranks:
                         for mode in peers:

@@ -125,17 +125,27 @@ def threshold_values(target: TuneTarget, default: int) -> list[int]:
 
 def threshold_sets(line: str, target: TuneTarget, over_network: bool) -> dict[str, MpiSettings]:
     """Parameter sets that move the eager/rendezvous threshold around ``target``'s typical size (none for
-    Intel MPI, whose thresholds are not modelled, nor for MPICH 5 between nodes, whose netmod may be OFI)."""
+    Intel MPI between nodes: its library names no threshold of its OFI netmod)."""
     out: dict[str, MpiSettings] = {}
     if line.startswith("openmpi-"):
         btl = "tcp" if over_network else ("sm" if line == "openmpi-5.0" else "vader")
         for v in threshold_values(target, OPENMPI_EAGER[btl]):
             out[f"eager-{v}"] = MpiSettings(mca={f"btl_{btl}_eager_limit": str(v)})
-    elif line == "mpich-4.0" or (line == "mpich-5.0" and not over_network):
+    elif line.startswith("mpich-") and over_network:
+        # UCX's threshold (Debian's MPICH 4.0; MPICH 5.0's default netmod); MPICH 5.0 may be built with OFI
+        # as its netmod, which reads its own CVAR and ignores UCX's (each set moves the one threshold in use).
+        ofi = ["MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD"] if line == "mpich-5.0" else []
+        for v in threshold_values(target, -1):
+            out[f"eager-{v}"] = MpiSettings(mpich_env={"UCX_RNDV_THRESH": str(v)}, cvars=dict.fromkeys(ofi, str(v)))
+    elif line.startswith("mpich-"):
         cell = MPICH5_SHM_CELL if line == "mpich-5.0" else MPICH_SHM_CELL
-        for v in threshold_values(target, -1 if over_network else cell):
-            out[f"eager-{v}"] = (MpiSettings(mpich_env={"UCX_RNDV_THRESH": str(v)}) if over_network
-                                 else MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v)}))
+        for v in threshold_values(target, cell):
+            out[f"eager-{v}"] = MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v)})
+    elif line.startswith("intelmpi-") and not over_network:
+        # An expert variable of Intel MPI 2021's shared memory (its library lists it; impi_info prints no
+        # default, so no value is left out as the default).
+        for v in threshold_values(target, -1):
+            out[f"eager-{v}"] = MpiSettings(env={"I_MPI_SHM_EAGER_THRESHOLD": str(v)})
     return out
 
 

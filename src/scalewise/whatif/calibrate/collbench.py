@@ -17,7 +17,8 @@ import subprocess
 from dataclasses import dataclass, replace
 
 from scalewise.errors import ScalewiseError
-from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN, root_env
+from scalewise.launch.mpirun import ranks_line, root_env
+from scalewise.launch.mpis import family_of
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.api import replay
 from scalewise.whatif.calibrate.pingpong import Calibration, PairCommand, calibrate_link, launch, pause_args, rest_for, run_proxy
@@ -73,11 +74,13 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 def launch_ranks(flavour: str, ranks: int, argv: list[str]) -> tuple[list[str], dict[str, str]]:
     """``ranks`` ranks on this host (more than its cores: oversubscribed, yielding when idle)."""
     crowded = ranks > (os.cpu_count() or 1)
-    if flavour == "openmpi":
-        return [OPENMPI_RUN, "-np", str(ranks), "--bind-to", "none", *(["--oversubscribe"] if crowded else []),
+    if family_of(flavour) == "openmpi":
+        return [*ranks_line(flavour, ranks), "--bind-to", "none", *(["--oversubscribe"] if crowded else []),
                 *argv], root_env(dict(os.environ))
-    env, _ = with_mpich_ucx(dict(os.environ), oversubscribed=crowded)
-    return [MPICH_RUN, "-n", str(ranks), *argv], env
+    env = dict(os.environ)
+    if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
+        env, _ = with_mpich_ucx(env, oversubscribed=crowded)
+    return [*ranks_line(flavour, ranks), *argv], env
 
 
 def _failure(res: subprocess.CompletedProcess) -> str:

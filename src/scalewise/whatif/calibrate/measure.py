@@ -9,7 +9,10 @@ from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import link_shaping
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
-from scalewise.whatif.calibrate.pingpong import EAGER, Calibration, write_network
+from scalewise.launch.mpis import ALIASES
+from scalewise.launch.releases import release_line
+from scalewise.whatif.calibrate.pingpong import EAGER_ASSUMED, Calibration, write_network
+from scalewise.whatif.calibrate.pingpong import eager_limit as default_eager_limit
 from scalewise.whatif.network import Shaping
 
 
@@ -39,14 +42,18 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
         raise ScalewiseError("--ranks: more than 2 ranks only on this host (with --hosts or --cluster: one per host)")
     launcher, shaping = None, None
     if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
+        if flavour not in ALIASES:
+            raise ScalewiseError(f"calibrate --cluster --mpi {flavour}: the emulated nodes run Debian's "
+                                 f"{' or '.join(ALIASES)} only (docs/mpis.md, 'Not yet for every MPI')")
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
         shaping = cluster_shaping(c)
-    limit = eager_limit or EAGER[(flavour, host_list is None or host_list[0] == host_list[1])]
+    limit = eager_limit or default_eager_limit(flavour, host_list is None or host_list[0] == host_list[1])
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
+    assumed = "" if eager_limit else EAGER_ASSUMED.get(release_line(flavour, "calibrate --mpi"), "")
     cal = calibrate_with_collectives(
         flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
-        f"{statistic} half round trips", hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
+        f"{statistic} half round trips" + (f"; {assumed}" if assumed else ""), hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
         statistic=statistic, names=names, sizes=sizes, ranks=ranks)
     write_network(cal.network, output)
     return cal

@@ -28,14 +28,35 @@ import yaml
 
 from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import two_ranks
+from scalewise.launch.mpis import family_of
+from scalewise.launch.releases import release_line
 from scalewise.launch.preload import built_library, with_mpich_ucx
 from scalewise.whatif.network import Network, Shaping
 
 SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
-# Eager limits of the transports a 2-rank job uses by default: Open MPI's vader
-# (shared memory, btl_vader_eager_limit 4096) or tcp (btl_tcp_eager_limit
-# 65536); MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB.
-EAGER = {("openmpi", True): 4096, ("openmpi", False): 65536, ("mpich", True): 8192, ("mpich", False): 8192}
+# Eager limits of the transports a 2-rank job uses by default, by release line, on one host and
+# between two: Open MPI's tcp (btl_tcp_eager_limit 65536, 4.1 and 5.0: ompi_info); its shared
+# memory's limit counts the fragment's header, so what goes eagerly is less: 4.1's vader
+# (btl_vader_eager_limit 4096) is 4096 and 5.0's sm up to 4016 bytes, measured (docs/benchmarks.md,
+# "Eager limits on one host": the half round trip steps by 1 us from the next byte; 4.1's step is at
+# 4041, left at 4096 so far).  Debian's MPICH 4.0 ch4 over UCX switches to rendezvous at UCX's 8 KiB;
+# MPICH 5.0 on one host sends up to 8112 bytes in one 8192-byte cell
+# (MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE, less its header; measured, a 1.4 us step from 8113),
+# between hosts over UCX, its default netmod, like 4.0; Intel MPI reports its shared-memory cell sizes
+# as -1 (automatic): 64 KiB is its documented forward cell, an assumption the network file states.
+EAGER = {("openmpi-4.1", True): 4096, ("openmpi-4.1", False): 65536, ("openmpi-5.0", True): 4016,
+         ("openmpi-5.0", False): 65536, ("mpich-4.0", True): 8192, ("mpich-4.0", False): 8192,
+         ("mpich-5.0", True): 8112, ("mpich-5.0", False): 8192, ("intelmpi-2021", True): 65536,
+         ("intelmpi-2021", False): 65536}
+EAGER_ASSUMED = {"intelmpi-2021": "Intel MPI's eager limit assumed 64 KiB (its documented shared-memory forward cell; "
+                                  "--eager-limit sets it)"}
+
+
+def eager_limit(flavour: str, same_host: bool) -> int:
+    """The default transport's eager limit for ``flavour`` (a Debian short name or an identity)."""
+    return EAGER[(release_line(flavour, "calibrate --mpi"), same_host)]
+
+
 # The variables that make two ranks on one host talk over TCP on the loopback instead of shared
 # memory: a second transport to calibrate and predict on one machine.
 TCP_LOOPBACK = {"openmpi": {"OMPI_MCA_btl": "self,tcp"}, "mpich": {"UCX_TLS": "tcp"}}
@@ -64,10 +85,11 @@ PairCommand = Callable[[list[str]], tuple[list[str], dict[str, str]]]
 def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list[str], dict[str, str]]:
     """Two ranks here, or one on each of ``hosts``, with the library's launcher."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    if flavour == "openmpi":
+    if family_of(flavour) == "openmpi":
         where = ["-H", ",".join(hosts)] if hosts else []
         return [*two_ranks(flavour), "--bind-to", "none", *where, *argv], env
-    env, _ = with_mpich_ucx(env, oversubscribed=False)
+    if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
+        env, _ = with_mpich_ucx(env, oversubscribed=False)
     where = ["-hosts", ",".join(hosts)] if hosts else []
     return [*two_ranks(flavour), *where, *argv], env
 
