@@ -63,7 +63,7 @@ def main() -> int:
     mem = table("Memory high-water mark of rank 0 (median over runs)", "MPI", "ranks", "bare KiB", "profiled KiB",
                 "added KiB")
     versus = table("Before vs after: added cost per call (profiled - bare, min), ns", "MPI", "ranks", "kernel",
-                   "baseline", "this tree", "after - before")
+                   "baseline", "this tree", "after - before", "baseline vs blocking", "this tree vs blocking")
     size = table(f"Log size, bench/logsize.c at {a.logsize_ranks} ranks (20 functions, 6 peers per rank)",
                  "MPI", "file bytes", "bytes per rank (file / ranks)", "compressed rank block, mean", "max")
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,6 +85,8 @@ def main() -> int:
                         for k, (calls, ts) in res.items():
                             samples.setdefault(k, {"calls": [calls], **{m: [] for m, _ in modes}})[mode] += ts
                 added = {k: (min(s["prof"]) - min(s["bare"])) / s["calls"][0] for k, s in samples.items()}
+                if a.baseline:
+                    added_base = {k: (min(s["base"]) - min(s["bare"])) / s["calls"][0] for k, s in samples.items()}
                 for k, s in samples.items():
                     c = s["calls"][0]
                     bmin, pmin = min(s["bare"]), min(s["prof"])
@@ -96,7 +98,9 @@ def main() -> int:
                     if s.get("base"):
                         before = (min(s["base"]) - bmin) / c
                         versus.add_row(flavour, str(n), k, f"{before:.1f}", f"{(pmin - bmin) / c:.1f}",
-                                       f"{(pmin - min(s['base'])) / c:+.1f}")
+                                       f"{(pmin - min(s['base'])) / c:+.1f}",
+                                       f"{added_base[k] - added_base[BLOCKING]:+.1f}",
+                                       f"{added[k] - added[BLOCKING]:+.1f}")
                 hb, hp = statistics.median(hwm["bare"]), statistics.median(hwm["prof"])
                 mem.add_row(flavour, str(n), f"{hb:.0f}", f"{hp:.0f}", f"{hp - hb:.0f}")
             exe = build(flavour, "logsize.c", tmpd)

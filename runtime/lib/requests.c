@@ -15,13 +15,7 @@
 #include "p2p.h"
 #include "requests.h"
 
-typedef struct {
-    uintptr_t key; /* the MPI_Request handle; 0: empty */
-    sw_pending op; /* peer: world rank of a persistent send's destination; fn:
-                      function credited with a receive's bytes at completion */
-} sw_req;
-
-static sw_table requests = {sw_table_none, 0, 0};
+sw_table sw_requests = {sw_table_none, 0, 0};
 uint64_t sw_req_untracked;
 uintptr_t sw_req_learned[SW_REQ_MAX_LEARNED];
 
@@ -48,19 +42,22 @@ static void learn_shared_handles(void)
 
 SW_MODULE(requests_module) = {.name = "requests", .init = learn_shared_handles};
 
-static sw_req *entry(unsigned i) { return sw_slot(&requests, sizeof(sw_req), i); }
+static sw_req *entry(unsigned i) { return sw_slot(&sw_requests, sizeof(sw_req), i); }
 
 /* Where a new entry for key goes: beside the others of a shared handle, else
  * over a stale entry of the same handle if there is one. */
 static sw_req *new_entry(uintptr_t key)
 {
-    return entry(sw_request_shared(key) ? sw_free_slot(&requests, sizeof(sw_req), sw_handle_hash, key)
-                                        : sw_find(&requests, sizeof(sw_req), sw_handle_hash, key));
+    return entry(sw_request_shared(key) ? sw_free_slot(&sw_requests, sizeof(sw_req), sw_handle_hash, key)
+                                        : sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key));
 }
 
-static int grow(void) { return sw_table_grow(&requests, sizeof(sw_req), sw_handle_hash, 256, sw_job.cfg.max_requests); }
+static int grow(void)
+{
+    return sw_table_grow(&sw_requests, sizeof(sw_req), sw_handle_hash, 256, sw_job.cfg.max_requests);
+}
 
-static int room(void) { return (requests.used + 1) * 2 <= requests.mask + 1; }
+static int room(void) { return (sw_requests.used + 1) * 2 <= sw_requests.mask + 1; }
 
 void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flags, const sw_req_trace *trace)
 {
@@ -70,9 +67,9 @@ void sw_req_track(MPI_Request r, int fn, uint64_t bytes, int peer, unsigned flag
     sw_mt_lock(&sw_job.mt_lock);
     if (!room())
         grow();
-    if (room() && requests.used < sw_job.cfg.max_requests) {
+    if (room() && sw_requests.used < sw_job.cfg.max_requests) {
         sw_req *e = new_entry(key);
-        requests.used += e->key == 0;
+        sw_requests.used += e->key == 0;
         *e = (sw_req){key,
                       {bytes, peer, (uint16_t)fn, (uint16_t)(flags | (flags & SW_REQ_PERSISTENT ? 0 : SW_REQ_ACTIVE)),
                        trace ? *trace : SW_REQ_UNTRACED}};
@@ -93,7 +90,7 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
     uint64_t send_bytes = 0;
     int peer = -1, is_send = 0;
     sw_mt_lock(&sw_job.mt_lock);
-    sw_req *e = entry(sw_find(&requests, sizeof(sw_req), sw_handle_hash, key));
+    sw_req *e = entry(sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key));
     if (e->key == key) {
         e->op.flags |= SW_REQ_ACTIVE;
         e->op.fn = (uint16_t)fn;
@@ -117,7 +114,9 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
  * forbids two concurrent completions of one request). */
 static void claim(MPI_Request r, sw_pending *p, int leave);
 
-void sw_req_claim(MPI_Request r, sw_pending *p) { claim(r, p, !sw_mt); }
+/* sw_req_claim's cases that are not inline: a shared handle, and any
+ * handle under MPI_THREAD_MULTIPLE. */
+void sw_req_claim_locked(MPI_Request r, sw_pending *p) { claim(r, p, !sw_mt); }
 
 /* MPI_Request_free: the entry leaves the table whatever the threading. */
 void sw_req_take(MPI_Request r, sw_pending *p) { claim(r, p, 0); }
@@ -129,13 +128,13 @@ static void claim(MPI_Request r, sw_pending *p, int leave)
         return;
     uintptr_t key = SW_KEY(r);
     sw_mt_lock(&sw_job.mt_lock);
-    unsigned i = sw_find(&requests, sizeof(sw_req), sw_handle_hash, key);
+    unsigned i = sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key);
     sw_req *e = entry(i);
     if (e->key == key) {
         *p = e->op;
         if (!leave || sw_request_shared(key)) { /* a shared handle's entries are taken in turn */
-            sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
-            requests.used--;
+            sw_erase(&sw_requests, sizeof(sw_req), sw_handle_hash, i);
+            sw_requests.used--;
         } else {
             /* One thread: nothing can reuse the handle meanwhile, so its one
              * entry stays; a poll that completes nothing leaves it as it
@@ -150,15 +149,15 @@ static void claim(MPI_Request r, sw_pending *p, int leave)
  * erase it, or keep a persistent one with its new flags. */
 static void settle_in_table(uintptr_t key, uint16_t flags, int keep)
 {
-    unsigned i = sw_find(&requests, sizeof(sw_req), sw_handle_hash, key);
+    unsigned i = sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key);
     sw_req *e = entry(i);
     if (e->key != key)
         return;
     if (keep) {
         e->op.flags = flags;
     } else {
-        sw_erase(&requests, sizeof(sw_req), sw_handle_hash, i);
-        requests.used--;
+        sw_erase(&sw_requests, sizeof(sw_req), sw_handle_hash, i);
+        sw_requests.used--;
     }
 }
 
@@ -166,7 +165,7 @@ static void settle_in_table(uintptr_t key, uint16_t flags, int keep)
  * started it (receives, whose size the status gives) and to the completing
  * call fn; an entry that must live on (not completed, or persistent) goes
  * back into the table. */
-void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st)
+void sw_req_settle_slow(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st)
 {
     if (!p->flags)
         return;
@@ -193,7 +192,7 @@ void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p
         grow();
     if (room()) {
         sw_req *e = new_entry(key);
-        requests.used += e->key == 0;
+        sw_requests.used += e->key == 0;
         *e = (sw_req){key, *p};
         e->op.flags = flags;
     } else {

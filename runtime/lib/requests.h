@@ -64,9 +64,52 @@ typedef struct {
     uint16_t fn, flags; /* flags 0: not a tracked operation */
     sw_req_trace trace;
 } sw_pending; /* a request's entry while its Wait/Test call runs */
-void sw_req_claim(MPI_Request r, sw_pending *p);
+
 void sw_req_take(MPI_Request r, sw_pending *p); /* always out of the table (MPI_Request_free) */
-void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
+
+/* The table itself (requests.c), read inline by the per-call path below. */
+typedef struct {
+    uintptr_t key; /* the MPI_Request handle; 0: empty */
+    sw_pending op; /* peer: world rank of a persistent send's destination; fn:
+                      function credited with a receive's bytes at completion */
+} sw_req;
+extern sw_table sw_requests;
+
+/* The out-of-line parts of sw_req_claim and sw_req_settle (requests.c). */
+void sw_req_claim_locked(MPI_Request r, sw_pending *p);
+void sw_req_settle_slow(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
+
+/* Wait/Test: r's entry, claimed before the MPI call (requests.c says why
+ * under MPI_THREAD_MULTIPLE it leaves the table).  With one thread at a time
+ * in MPI the entry of a handle that is not shared stays where it is, marked
+ * SW_REQ_IN_TABLE; that case is inline, since every poll of a request that
+ * has not completed takes it: a lookup, no call. */
+SW_HOT void sw_req_claim(MPI_Request r, sw_pending *p)
+{
+    p->flags = 0;
+    if (r == MPI_REQUEST_NULL)
+        return;
+    uintptr_t key = SW_KEY(r);
+    if (SW_UNLIKELY(sw_mt) || SW_UNLIKELY(sw_request_shared(key))) {
+        sw_req_claim_locked(r, p);
+        return;
+    }
+    const sw_req *e = sw_slot(&sw_requests, sizeof(sw_req), sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key));
+    if (e->key == key) {
+        *p = e->op;
+        p->flags |= SW_REQ_IN_TABLE;
+    }
+}
+
+/* After the call: credit a completed operation, put back or drop its entry
+ * (requests.c).  A request not tracked, and a poll that completed nothing
+ * whose entry stayed in the table, need nothing: inline, no call. */
+SW_HOT void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st)
+{
+    if (!p->flags || (!completed && (p->flags & SW_REQ_IN_TABLE)))
+        return;
+    sw_req_settle_slow(thread, fn, r, p, completed, st);
+}
 
 /* Wait/Test families complete several requests at once.  The call overwrites
  * completed handles with MPI_REQUEST_NULL, so the wrapper keeps a copy of the
@@ -90,8 +133,10 @@ typedef struct {
 } sw_kept;
 
 /* Copies the handles and claims their entries (the "any" family, which
- * returns one status the wrapper handles itself, needs only this). */
-static inline void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs)
+ * returns one status the wrapper handles itself, needs only this).  Inline
+ * into the wrapper, as sw_keep: out of line, its call, prologue and
+ * epilogue were a third of what a poll of one request added. */
+SW_HOT void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs)
 {
     k->reqs = NULL;
     k->pending = k->stack_pending;
@@ -106,16 +151,18 @@ static inline void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs)
         k->pending = k->heap;
         copy = (MPI_Request *)(k->pending + n);
     }
-    if (n > 0)
-        memcpy(copy, reqs, sizeof(MPI_Request) * (size_t)n);
     k->reqs = copy;
-    for (int i = 0; i < n; i++)
+    /* Copied one by one beside the claims: a memcpy of a few handles (often
+     * one) costs more than the loop (a library call or a rep movs). */
+    for (int i = 0; i < n; i++) {
+        copy[i] = reqs[i];
         sw_req_claim(copy[i], &k->pending[i]);
+    }
 }
 
 /* sw_keep_requests, and a status array for the call: the caller's, or ours
  * when it passed MPI_STATUSES_IGNORE. */
-static inline void sw_keep(sw_kept *k, int n, const MPI_Request *reqs, MPI_Status *statuses)
+SW_HOT void sw_keep(sw_kept *k, int n, const MPI_Request *reqs, MPI_Status *statuses)
 {
     MPI_Status *heap_statuses = NULL;
     if (statuses == MPI_STATUSES_IGNORE) {
@@ -136,8 +183,10 @@ static inline void sw_keep(sw_kept *k, int n, const MPI_Request *reqs, MPI_Statu
 
 static inline void sw_kept_release(sw_kept *k)
 {
-    free(k->heap);
-    free(k->heap_statuses);
+    if (SW_UNLIKELY(k->heap != NULL)) /* the usual few requests took no memory: no call to free */
+        free(k->heap);
+    if (SW_UNLIKELY(k->heap_statuses != NULL))
+        free(k->heap_statuses);
 }
 
 #endif
