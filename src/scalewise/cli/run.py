@@ -77,7 +77,7 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
     profiler wrote no readable log; 130/143 stopped by SIGINT/SIGTERM.
     """
     argv, env = list(command), None
-    imports = SUMMARY_MODULES if not (quiet or as_json) else READER_MODULES if as_json else ()
+    imports = READER_MODULES if as_json else () if quiet else SUMMARY_MODULES  # what reading the log will need
     if mpicc:
         os.environ["SCALEWISE_MPICC"] = os.path.abspath(mpicc)  # read where the profiler is built (mpibuild)
     if on_cluster:

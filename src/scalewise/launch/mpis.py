@@ -92,6 +92,7 @@ def identity_from_version(text: str) -> str | None:
     return None
 
 
+LDD_KEPT = 256  # executables whose ldd answer is kept (linked_library)
 _STORE: dict[str, object] = {}  # the cache file as last read or written here, and its stat
 
 
@@ -119,6 +120,9 @@ def _remembered(kind: str, path: str, compute) -> str:
     known = dict(_known(store))
     if key not in known:
         known[key] = compute()
+        executables = [k for k in known if k.startswith("ldd[")]
+        for old in executables[:-LDD_KEPT]:  # the oldest first: one entry per executable ever run would pile up
+            del known[old]
         try:
             store.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", dir=store.parent, delete=False) as f:
