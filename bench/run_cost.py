@@ -9,9 +9,12 @@ installed; prints each side's median wall time and the difference.
 
 usage: run_cost.py [--rounds 9] [--flavours openmpi,mpich] [--jobs hello,netpipe] [--quiet-too] [--before SRC]
 
---before SRC adds a third side: `scalewise run` from another checkout's
-src/ (e.g. `git archive HEAD~3 src | tar -x -C /tmp/before`), with this
-checkout's venv and build, to measure a change side by side.
+--before SRC adds a side: `scalewise run` from another checkout's src/
+(e.g. `git archive HEAD~3 src | tar -x -C /tmp/before`), with this
+checkout's venv and build, to measure a change side by side (and, with
+--quiet-too, its `--quiet` too).  Each side prints its median wall time
+minus the bare job's, and its median CPU seconds (user + system of all its
+processes) minus the bare job's.
 """
 
 from __future__ import annotations
@@ -56,6 +59,12 @@ def wall(argv: list[str], cwd: Path) -> tuple[float, float]:
     return elapsed, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
+def _sides(a: argparse.Namespace) -> list[str]:
+    """The wrapped sides, in the order their columns are printed."""
+    return ["wrapped"] + (["quiet"] if a.quiet_too else []) + (["before"] if a.before else []) \
+        + (["before quiet"] if a.before and a.quiet_too else [])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9)
@@ -64,10 +73,8 @@ def main() -> int:
     ap.add_argument("--before", type=Path, help="also time `scalewise run` from this source tree's src/")
     ap.add_argument("--jobs", default="hello,netpipe", help="which jobs: hello, netpipe")
     a = ap.parse_args()
-    print(f"{'MPI':8} {'job':14} {'bare median s':>14} {'wrapped median s':>17} {'added s':>8}"
-          + (f" {'--quiet added s':>16}" if a.quiet_too else "")
-          + (f" {'before: added s':>16}" if a.before else "")
-          + f" {'added CPU s':>12}" + (f" {'before: CPU s':>14}" if a.before else ""))
+    print(f"{'MPI':8} {'job':14} {'bare median s':>14} " + " ".join(f"{s + ': added s':>22} {s + ': added CPU s':>26}"
+                                                               for s in _sides(a)))
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         for flavour in a.flavours.split(","):
@@ -79,10 +86,12 @@ def main() -> int:
                 if a.quiet_too:
                     sides["quiet"] = [str(SCALEWISE), "run", "--quiet", "-o", str(tmpd / "logs"), "--", *line]
                 if a.before:
-                    sides["before"] = ["env", f"PYTHONPATH={a.before.resolve() / 'src'}", f"SCALEWISE_BUILD={ROOT / 'build'}",
-                                       str(ROOT / ".venv" / "bin" / "python"), "-c",
-                                       "import sys; from scalewise.cli.main import cli; sys.exit(cli())",
-                                       "run", "-o", str(tmpd / "logs"), "--", *line]
+                    before = ["env", f"PYTHONPATH={a.before.resolve() / 'src'}", f"SCALEWISE_BUILD={ROOT / 'build'}",
+                              str(ROOT / ".venv" / "bin" / "python"), "-c",
+                              "import sys; from scalewise.cli.main import cli; sys.exit(cli())", "run"]
+                    sides["before"] = [*before, "-o", str(tmpd / "logs"), "--", *line]
+                    if a.quiet_too:
+                        sides["before quiet"] = [*before, "--quiet", "-o", str(tmpd / "logs"), "--", *line]
                 times: dict[str, list[float]] = {k: [] for k in sides}
                 cpu: dict[str, list[float]] = {k: [] for k in sides}
                 wall(line, tmpd)  # warm the page cache
@@ -93,12 +102,9 @@ def main() -> int:
                         cpu[side].append(c)
                 med = {k: statistics.median(v) for k, v in times.items()}
                 mcpu = {k: statistics.median(v) for k, v in cpu.items()}
-                print(f"{flavour:8} {name:14} {med['bare']:14.3f} {med['wrapped']:17.3f} "
-                      f"{med['wrapped'] - med['bare']:8.3f}"
-                      + (f" {med['quiet'] - med['bare']:16.3f}" if a.quiet_too else "")
-                      + (f" {med['before'] - med['bare']:16.3f}" if a.before else "")
-                      + f" {mcpu['wrapped'] - mcpu['bare']:12.3f}"
-                      + (f" {mcpu['before'] - mcpu['bare']:14.3f}" if a.before else ""), flush=True)
+                print(f"{flavour:8} {name:14} {med['bare']:14.3f} "
+                      + " ".join(f"{med[s] - med['bare']:22.3f} {mcpu[s] - mcpu['bare']:26.3f}" for s in _sides(a)),
+                      flush=True)
     return 0
 
 

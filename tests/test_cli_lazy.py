@@ -33,6 +33,11 @@ def test_the_run_command_imports_no_analysis_until_it_runs():
     assert _imported_after("import scalewise.cli.run") == []
 
 
+def test_the_log_container_check_of_run_quiet_imports_no_analysis():
+    """What `scalewise run --quiet` reads the log with (tests/runtime/test_run_cli.py runs it whole)."""
+    assert _imported_after("from scalewise.logfile.container import log_counts") == []
+
+
 @pytest.mark.parametrize("width", [60, 80, 120, 200])
 def test_help_lists_each_command_with_its_own_help(width):
     """The stored first paragraph shortens exactly as the command's own help would."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,46 @@ def test_an_aborted_job_is_summarised_as_partial_and_its_code_named(program, pro
     p = scalewise.load(log)
     assert p.aborted and p.partial and list(p.ranks["rank"]) == [1]
     assert p.functions.set_index("function").loc["MPI_Allreduce", "calls"] == 3
+
+
+def test_quiet_names_a_partial_profile_as_the_summary_does(program, profiler_libs, tmp_path):
+    """--quiet reads only the log's container (logfile/container.py): the same verdict and message."""
+    exe = program("abnormal_end.c", "mpich")
+    proc = subprocess.run([str(SCALEWISE), "run", "--quiet", "-o", str(tmp_path), "--",
+                           *launch_command("mpich", 2, [str(exe), "abort", "1", "7", "3"])],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == EXIT_APPLICATION
+    assert proc.stderr.strip().splitlines()[-1] == \
+        "scalewise: error: the application exited with code 7; the profile is partial"
+    assert proc.stdout.strip().startswith("profile: ") and len(proc.stdout.strip().splitlines()) == 1
+
+
+QUIET_RUN = """import sys
+from scalewise.cli.main import cli
+code = None
+try:
+    cli(sys.argv[1:])
+except SystemExit as done:
+    code = done.code
+heavy = [m for m in ("pandas", "numpy", "pydantic", "rich", "scalewise.analysis", "scalewise.report")
+         if any(k == m or k.startswith(m + ".") for k in sys.modules)]
+print("exit", code, "imported:", *heavy)
+"""
+
+
+@pytest.mark.parametrize("flavour", ["openmpi", "mpich"])
+def test_quiet_imports_no_analysis_stack_and_runs_no_ldd(flavour, program, profiler_libs, tmp_path):
+    """What `scalewise run --quiet` costs beyond the job: no pandas, numpy, pydantic or rich,
+    and once the application's MPI is known, no ldd (its answer is kept, launch/mpis.py)."""
+    exe = program("ring.c", flavour)
+    argv = [sys.executable, "-c", QUIET_RUN, "run", "--quiet", "-o", str(tmp_path), "--",
+            *launch_command(flavour, 2, [str(exe), "2", "8"])]
+    subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)  # the first run may ask ldd
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ldd").write_text("#!/bin/sh\necho called >> \"$(dirname \"$0\")/calls\"\nexec /usr/bin/ldd \"$@\"\n")
+    (bin_dir / "ldd").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.stdout.strip().splitlines()[-1] == "exit 0 imported:", proc.stdout + proc.stderr
+    assert not (bin_dir / "calls").exists(), "ldd ran although the executable had not changed"

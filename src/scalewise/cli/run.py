@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -13,19 +14,24 @@ from scalewise.cli.output import echo_json, json_option
 from scalewise.errors import ApplicationFailed, Interrupted, LogFormatError, ProfilerFailed, ScalewiseError, describe_exit
 from scalewise.formatting import plural
 from scalewise.launch.mpis import display_name, name_problem
+from scalewise.logfile.container import log_counts
 from scalewise.launch.profiled import ProfiledJob, run_profiled
 
 # The log reader and the summary's analysis (pandas, numpy, rich) are imported
-# while the job runs (_import_while_running): after it, their import would add
-# a second or so to every profiled job's wall time (docs/benchmarks.md).
-SUMMARY_MODULES = ("scalewise.logfile.reader", "scalewise.report.run.terminal")
+# in a thread once the job has started (_import_while_running): after it, their
+# import would add most of a second to every profiled job's wall time; before
+# it, it would hold the launch back (docs/benchmarks.md).  --quiet needs
+# neither: the log's header and rank index say its world size and whether it
+# is partial (logfile/container.py).
+READER_MODULES = ("scalewise.logfile.reader",)
+SUMMARY_MODULES = (*READER_MODULES, "scalewise.report.run.terminal")
 
 
-def _import_while_running() -> threading.Thread:
+def _import_while_running(names: tuple[str, ...]) -> threading.Thread:
     def work() -> None:
         import importlib
 
-        for name in SUMMARY_MODULES:
+        for name in names:
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - the main thread's own import reports it
@@ -71,7 +77,7 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
     profiler wrote no readable log; 130/143 stopped by SIGINT/SIGTERM.
     """
     argv, env = list(command), None
-    _import_while_running()
+    imports = READER_MODULES if as_json else () if quiet else SUMMARY_MODULES  # what reading the log will need
     if mpicc:
         os.environ["SCALEWISE_MPICC"] = os.path.abspath(mpicc)  # read where the profiler is built (mpibuild)
     if on_cluster:
@@ -82,7 +88,7 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
         argv, env = launch.argv, launch.env
     # With --json our stdout carries one JSON document: the job's own output goes to stderr.
     job = run_profiled(argv, outdir, flavour, base_env=env, job_stdout=sys.stderr.fileno() if as_json else None,
-                       trace=trace)
+                       trace=trace, on_start=(lambda: _import_while_running(imports)) if imports else None)
     if job.stopped_by is not None:
         kept = f"; logs kept: {', '.join(map(str, job.logs))}" if job.logs else ""
         raise Interrupted(job.stopped_by, f"interrupted: the job was stopped{kept}")
@@ -96,16 +102,21 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
                                     "every rank reached MPI_Finalize")
         raise ProfilerFailed("no profile was written although the job exited with code 0: did the application "
                              f"call MPI_Finalize, and is it built with {job.flavour}?")
-    from scalewise.logfile.reader import read_profile
-
     log = job.logs[0]
+    profile = None
     try:
-        profile = read_profile(log)
+        if imports:
+            from scalewise.logfile.reader import read_profile
+
+            profile = read_profile(log)
+            nranks, partial = profile.nranks, profile.partial
+        else:
+            nranks, partial = log_counts(log)
     except LogFormatError as exc:
         raise ProfilerFailed(f"the profiler wrote an unreadable log: {exc}") from exc
-    if job.line.ranks is not None and profile.nranks != job.line.ranks:
+    if job.line.ranks is not None and nranks != job.line.ranks:
         raise ScalewiseError(f"world size mismatch: the launch line asks for {plural(job.line.ranks, 'rank')}, the job ran "
-                             f"{profile.nranks} (log kept: {log})")
+                             f"{nranks} (log kept: {log})")
     if trace and not job.traces:
         raise ProfilerFailed("no trace was written (see the job's messages above)")
     if as_json:
@@ -119,18 +130,20 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
         click.echo(f"profile: {log}")
         for path in job.traces:
             click.echo(f"trace: {path}")
+    if profile is not None:
+        # The command ends here: the exit need not walk pandas' and the analysis' objects
+        # (0.1-0.2 s of CPU; docs/benchmarks.md).
+        gc.freeze()
     if job.returncode:
-        state = "partial" if profile.partial else "complete"
+        state = "partial" if partial else "complete"
         raise ApplicationFailed(f"the application {describe_exit(job.returncode)}; the profile is {state}")
 
 
 def _sizes(job: ProfiledJob) -> str:
-    from scalewise.logfile.reader import read_profile
-
     sizes = []
     for log in job.logs:
         try:
-            sizes.append(str(read_profile(log).nranks))
+            sizes.append(str(log_counts(log)[0]))
         except LogFormatError:
             sizes.append("?")
     return "world sizes " + ", ".join(sizes)

@@ -92,17 +92,37 @@ def identity_from_version(text: str) -> str | None:
     return None
 
 
+LDD_KEPT = 256  # executables whose ldd answer is kept (linked_library)
+_STORE: dict[str, object] = {}  # the cache file as last read or written here, and its stat
+
+
+def _known(store: Path) -> dict:
+    """The cache file's entries, parsed once per process unless the file changed."""
+    try:
+        st = store.stat()
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if _STORE.get("path") != store or _STORE.get("stamp") != stamp:
+        try:
+            known = json.loads(store.read_text())
+        except (OSError, ValueError):
+            known = {}
+        _STORE.update(path=store, stamp=stamp, known=known if isinstance(known, dict) else {})
+    return _STORE["known"]
+
+
 def _remembered(kind: str, path: str, compute) -> str:
     """``compute()`` for the file at ``path``, kept on disk until the file changes."""
     st = os.stat(path)
     key = f"{kind}:{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
     store = cache_root() / "mpis.json"
-    try:
-        known = json.loads(store.read_text())
-    except (OSError, ValueError):
-        known = {}
+    known = dict(_known(store))
     if key not in known:
         known[key] = compute()
+        executables = [k for k in known if k.startswith("ldd[")]
+        for old in executables[:-LDD_KEPT]:  # the oldest first: one entry per executable ever run would pile up
+            del known[old]
         try:
             store.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", dir=store.parent, delete=False) as f:
@@ -110,6 +130,7 @@ def _remembered(kind: str, path: str, compute) -> str:
             os.replace(f.name, store)
         except OSError:
             pass  # an unwritable cache only means asking again next time
+        _STORE.clear()
     return known[key]
 
 
@@ -137,7 +158,29 @@ def identify_library(library: str, abi: bool | None = None, env: dict[str, str] 
 
 
 def linked_library(path: str | os.PathLike, env: dict[str, str] | None = None) -> str | None:
-    """The MPI library ``path`` loads (resolved by ``ldd``, so LD_LIBRARY_PATH counts)."""
+    """The MPI library ``path`` loads (resolved by ``ldd``, so LD_LIBRARY_PATH counts).
+    In this process's environment the answer is kept on disk (_remembered) until the
+    executable, LD_LIBRARY_PATH, a folder on it or the loader's cache (ldconfig) changes,
+    or the library found is gone: no ldd on every `scalewise run`."""
+    if env is not None:
+        return _ldd(path, env)
+    found = _remembered(f"ldd[{_loader_state()}]", str(path), lambda: _ldd(path))
+    return found if found is None or os.path.isfile(found) else _ldd(path)
+
+
+def _loader_state() -> str:
+    """What decides where the loader finds a library, besides the executable itself."""
+    folders = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    stamps = []
+    for f in [*folders, "/etc/ld.so.cache"]:
+        try:
+            stamps.append(f"{f}@{os.stat(f).st_mtime_ns}")
+        except OSError:
+            stamps.append(f"{f}@-")
+    return ";".join(stamps)
+
+
+def _ldd(path: str | os.PathLike, env: dict[str, str] | None = None) -> str | None:
     try:
         out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, timeout=30, env=env).stdout
     except (OSError, subprocess.TimeoutExpired):

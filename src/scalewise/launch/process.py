@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from scalewise.errors import Interrupted, ScalewiseError
 
@@ -253,14 +253,15 @@ def kill_group(proc: subprocess.Popen, grace: float, first: int = signal.SIGTERM
 
 
 def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0,
-                   stdout: int | None = None) -> tuple[int, int | None]:
+                   stdout: int | None = None, on_start: Callable[[], object] | None = None) -> tuple[int, int | None]:
     """Run a user's launch line in its own process group, sharing our terminal.
 
     SIGINT and SIGTERM sent to scalewise are forwarded to the whole group; the
     job then gets ``grace`` seconds to end before the group is killed.  When
     stdin is our terminal the group is made its foreground, so that Ctrl-C and
     terminal input reach the job as they would without scalewise.  ``stdout``: a
-    file descriptor for the job's standard output (default: ours).  Returns
+    file descriptor for the job's standard output (default: ours); ``on_start``:
+    called once the job is started (work to overlap with it).  Returns
     (exit status, the stop signal received or None).
     """
     received: list[int] = []
@@ -287,6 +288,8 @@ def run_foreground(argv: list[str], env: dict[str, str], grace: float = 10.0,
         terminal = _hand_terminal(proc.pid)
         if received:  # stopped while starting
             os.killpg(proc.pid, received[0])
+        if on_start is not None:
+            on_start()
         while True:
             ended = wait_exit(proc, 0.5)  # woken by the exit itself: Popen.wait(timeout) sleeps in steps of up to 50 ms
             if ended is not None:

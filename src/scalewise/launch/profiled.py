@@ -14,6 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from scalewise.launch.launchline import LaunchLine, check_flavours, parse_launch_line
 from scalewise.launch.mpis import family
@@ -50,12 +51,13 @@ def injected_command(line: LaunchLine, env: dict[str, str]) -> tuple[list[str], 
 
 def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
                  base_env: dict[str, str] | None = None, job_stdout: int | None = None,
-                 trace: bool = False) -> ProfiledJob:
+                 trace: bool = False, on_start: Callable[[], object] | None = None) -> ProfiledJob:
     """Check the line, run it with the profiler injected, collect its logs into ``outdir``.
 
     ``base_env``: the environment to add the profiler to (default: this process's);
     ``job_stdout``: where the job's standard output goes (default: ours);
-    ``trace``: record each rank's MPI operations too (SCALEWISE_TRACE)."""
+    ``trace``: record each rank's MPI operations too (SCALEWISE_TRACE);
+    ``on_start``: called once the job is started (work to overlap with it)."""
     line = parse_launch_line(argv)
     flavour = check_flavours(line, flavour)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -70,7 +72,7 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
         env["SCALEWISE_LOGDIR"] = str(staging.resolve())
         env.setdefault("SCALEWISE_QUIET", "1")  # the path is printed after the summary instead
         command, env = injected_command(line, env)
-        code, stopped_by = run_foreground(command, env, stdout=job_stdout)
+        code, stopped_by = run_foreground(command, env, stdout=job_stdout, on_start=on_start)
         for pattern in (TEMPORARY_LOGS, TEMPORARY_TRACES):
             for tmp in staging.glob(pattern):
                 tmp.unlink()  # a rank aborted while writing: never a log, never to be kept
