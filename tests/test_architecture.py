@@ -230,3 +230,15 @@ def test_checker_sees_the_package_face_imported(tmp_path):
     src = _plant(tmp_path, {"pkg/base/a.py": "x = 1\ndef f():\n    from pkg import top\n",
                             "pkg/top/t.py": "import pkg\n", "pkg/left/x.py": "import pkg.base.a\n"})
     assert package_self_imports(src, "pkg") == ["pkg.base.a:3", "pkg.top.t:1"]
+
+
+def test_test_files_have_names_of_their_own():
+    """The test folders are not packages, so pytest imports each test file by its base name: two
+    files of one name in two folders make the second fail to collect ("import file mismatch")."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, clashes
