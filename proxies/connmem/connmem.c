@@ -16,7 +16,10 @@
  * (bytes), one line with its host's TCP totals from /proc/net/sockstat
  * (sockets in use, and pages of socket buffer memory) at the same two points:
  *   SCALEWISE_CONNMEM_TCP inuse_init=N mem_pages_init=N inuse_touched=N mem_pages_touched=N
- * then the usual SCALEWISE_RESULT line.  Nothing else is computed here: the
+ * then the usual SCALEWISE_RESULT line.  Under on-demand set-up rank 0's
+ * "touched" readings may include the connections of ranks that finished
+ * first and already send it their readings (MPI_Gather): up to size-1.
+ * That is the one exception to "exactly"; the other ranks' are exact.  Nothing else is computed here: the
  * fit lives in scalewise (analysis/memory.py).
  */
 #define _GNU_SOURCE /* gethostname */
