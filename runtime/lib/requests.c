@@ -112,16 +112,18 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
  * entry still in the table would then be credited to, or erased by, the
  * wrong operation.  While the entry is out, no other thread can use r (MPI
  * forbids two concurrent completions of one request). */
-static void claim(MPI_Request r, sw_pending *p, int leave);
+static void claim(MPI_Request r, sw_pending *p);
 
-/* sw_req_claim's cases that are not inline: a shared handle, and any
- * handle under MPI_THREAD_MULTIPLE. */
-void sw_req_claim_locked(MPI_Request r, sw_pending *p) { claim(r, p, !sw_mt); }
+/* sw_req_claim's cases that are not inline: a shared handle (its entries
+ * are taken in turn), and any handle under MPI_THREAD_MULTIPLE.  The one
+ * case whose entry stays in the table, one thread and a handle not shared,
+ * is sw_req_claim's inline path (requests.h). */
+void sw_req_claim_locked(MPI_Request r, sw_pending *p) { claim(r, p); }
 
 /* MPI_Request_free: the entry leaves the table whatever the threading. */
-void sw_req_take(MPI_Request r, sw_pending *p) { claim(r, p, 0); }
+void sw_req_take(MPI_Request r, sw_pending *p) { claim(r, p); }
 
-static void claim(MPI_Request r, sw_pending *p, int leave)
+static void claim(MPI_Request r, sw_pending *p)
 {
     p->flags = 0;
     if (r == MPI_REQUEST_NULL)
@@ -132,15 +134,8 @@ static void claim(MPI_Request r, sw_pending *p, int leave)
     sw_req *e = entry(i);
     if (e->key == key) {
         *p = e->op;
-        if (!leave || sw_request_shared(key)) { /* a shared handle's entries are taken in turn */
-            sw_erase(&sw_requests, sizeof(sw_req), sw_handle_hash, i);
-            sw_requests.used--;
-        } else {
-            /* One thread: nothing can reuse the handle meanwhile, so its one
-             * entry stays; a poll that completes nothing leaves it as it
-             * is (sw_req_settle), instead of an erase and an insert. */
-            p->flags |= SW_REQ_IN_TABLE;
-        }
+        sw_erase(&sw_requests, sizeof(sw_req), sw_handle_hash, i);
+        sw_requests.used--;
     }
     sw_mt_unlock(&sw_job.mt_lock);
 }

@@ -82,8 +82,10 @@ void sw_req_settle_slow(sw_thread *thread, int fn, MPI_Request r, const sw_pendi
 /* Wait/Test: r's entry, claimed before the MPI call (requests.c says why
  * under MPI_THREAD_MULTIPLE it leaves the table).  With one thread at a time
  * in MPI the entry of a handle that is not shared stays where it is, marked
- * SW_REQ_IN_TABLE; that case is inline, since every poll of a request that
- * has not completed takes it: a lookup, no call. */
+ * SW_REQ_IN_TABLE: nothing can reuse the handle meanwhile, and a poll that
+ * completes nothing then leaves it as it is (sw_req_settle) instead of an
+ * erase and an insert.  That case is inline, since every poll of a request
+ * that has not completed takes it: a lookup, no call. */
 SW_HOT void sw_req_claim(MPI_Request r, sw_pending *p)
 {
     p->flags = 0;
