@@ -179,13 +179,13 @@ class Decoded:
         if node_of is not None and local is not None:
             nodes = np.ascontiguousarray(node_of, dtype=np.int32)
             keep.append(nodes)
-            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)), None, None, None)
+            place = _Placement(_ptr(nodes), C.pointer(_network(local, keep)))
         if compute_scale is not None:
             scale = np.ascontiguousarray(compute_scale, dtype=np.float64)
             if scale.shape != (self.nranks,):
                 raise ScalewiseError(f"compute scale: {scale.size} factors for {self.nranks} ranks")
             keep.append(scale)
-            place = place or _Placement(None, None, None, None, None)
+            place = place or _Placement()
             place.compute_scale = _ptr(scale)
         if host is not None:
             if len(host.per_message) != self.nranks:
@@ -193,7 +193,7 @@ class Decoded:
             per_message = np.ascontiguousarray(host.per_message, dtype=np.float64)
             irecv = np.ascontiguousarray(host.irecv, dtype=np.float64)
             keep.extend((per_message, irecv))
-            place = place or _Placement(None, None, None, None, None)
+            place = place or _Placement()
             place.host_o, place.irecv_cost = _ptr(per_message), _ptr(irecv)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         arrays = [_i64(tpl.first), _i64(tpl.size), cost, _i64(tpl.start),

@@ -83,7 +83,7 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local, "host": host}
     predictions = replay(tr, nets, library=library, **where)
     same_compute = None
-    if profile is not None and log != trace.with_suffix(".swlog"):
+    if profile is not None and log != own:
         # Another run: its compute differs from the trace's by the machine's noise as well as by the
         # network, so the replay is run again with each rank's measured compute (what is left of the
         # change is the network model's).
