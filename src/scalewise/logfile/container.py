@@ -122,14 +122,19 @@ class ContainerReader:
             raise self.fail(f"corrupt section '{name}' ({exc})") from None
 
 
+def open_log(path, data: bytes | None = None) -> ContainerReader:
+    """A reader of the log at ``path`` (or of ``data``, named ``path``); an unreadable file is a LogFormatError."""
+    p = Path(path)
+    try:
+        return ContainerReader(p, p.read_bytes() if data is None else data)
+    except OSError as exc:
+        raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
+
+
 def read_container(path, data: bytes | None = None) -> tuple[str, tuple, dict[int, bytes]]:
     """The byte order, the header fields (layout.HEADER order) and the stored bytes of each known
     section of the log at ``path`` (or of ``data``, named ``path``), all checked; no section is parsed."""
-    p = Path(path)
-    try:
-        r = ContainerReader(p, p.read_bytes() if data is None else data)
-    except OSError as exc:
-        raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
+    r = open_log(path, data)
     order, h = r.header()
     return order, h, {k: bytes(v) for k, v in r.sections(order, h).items()}
 
@@ -138,11 +143,7 @@ def log_counts(path) -> tuple[int, bool]:
     """The world size and whether the log is partial (as a Profile's ``nranks`` and
     ``partial``), from the header and the rank index of the log at ``path`` once its
     whole container is checked (every section's checksum); no rank record is inflated."""
-    p = Path(path)
-    try:
-        r = ContainerReader(p, p.read_bytes())
-    except OSError as exc:
-        raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
+    r = open_log(path)
     order, h = r.header()
     index = r.sections(order, h)[L.SEC_RANK_INDEX]
     if len(index) != h[6] * L.RANK_INDEX_ENTRY_SIZE:

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scalewise.errors import LogFormatError, ScalewiseError
+from scalewise.errors import ScalewiseError
 from scalewise.logfile import layout as L
-from scalewise.logfile.container import ContainerReader as _Reader, read_container  # noqa: F401 (read_container: this module's API too)
+from scalewise.logfile.container import ContainerReader as _Reader, open_log, read_container  # noqa: F401 (read_container: this module's API too)
 from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.blockpack import dtypes
@@ -202,12 +202,7 @@ def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
 
 def read_profile(path) -> Profile:
     """Parse the log at ``path``; raise LogFormatError on any problem."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LogFormatError(f"{p}: cannot read ({exc.strerror})") from None
-    r = _Reader(p, data)
+    r = open_log(path)
     order, h = r.header()
     secs = r.sections(order, h)
     nranks, nblocks = h[5], h[6]
@@ -241,7 +236,7 @@ def read_profile(path) -> Profile:
     if capped:
         flags.add("phases_capped")
     mpit, pvars = _mpit(r, order, secs, present)
-    return Profile(meta=meta, path=str(p), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
+    return Profile(meta=meta, path=str(r.path), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
                    **timeline)
 
 
