@@ -41,11 +41,6 @@ def debian_option(command: str):
     return lambda _ctx, _param, value: None if value is None else debian_mpi(command, value)
 
 
-def debian_list_option(command: str):
-    """A click callback: :func:`debian_mpi` for each of a comma-separated ``--mpi`` list."""
-    return lambda _ctx, _param, value: ",".join(debian_mpi(command, v.strip()) for v in value.split(",") if v.strip())
-
-
 def measured_mpi(command: str, value: str) -> str:
     """``value`` as the name a measuring command runs with: Debian's short names (their identities
     become them) or the identity of an MPI whose release line scalewise knows (launch/releases.py);
