@@ -152,6 +152,7 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
             print(f"scalewise: {mpifort} cannot compile 'use mpi_f08': {flavour}'s Fortran proxy apps are not built",
                   file=sys.stderr)
             mpifort = ""
+        _forget_other_checkout(out, part, source)
         argv = ["make", "--no-print-directory", "-C", str(source / part), f"BUILD={out.parent}",
                 f"FLAVOURS={flavour}", f"MPICC={mpicc}", f"MPIFORT={mpifort}", f"PY={sys.executable}"]
         if part == "runtime":
@@ -163,4 +164,16 @@ def ensure_built(flavour: str, part: str = "runtime", library: str | None = None
                                  f"(log: {out / f'{part}-build.log'})")
         for made in ([out / name for name in RUNTIME_OUTPUTS] if part == "runtime" else [out / "proxies" / ".built"]):
             made.touch()  # up to date even where make found nothing to redo
+        (out / f".{part}-source").write_text(str(source))
     return out
+
+
+def _forget_other_checkout(out: Path, part: str, source: Path) -> None:
+    """The builds are kept per MPI, not per checkout: objects made from another checkout (one moved,
+    re-cloned, or a second worktree) carry dependency files naming that checkout's sources, and make
+    stops at the first one that is gone.  So ``part``'s objects are dropped, and rebuilt, unless this
+    checkout made them (recorded in ``.<part>-source``)."""
+    stamp = out / f".{part}-source"
+    if stamp.is_file() and stamp.read_text() == str(source):
+        return
+    shutil.rmtree(out / "obj" if part == "runtime" else out / "proxies" / "obj", ignore_errors=True)
