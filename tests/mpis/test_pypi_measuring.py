@@ -79,9 +79,11 @@ def _gains(frame) -> list[int]:
 
 
 def _quiet(gains: list[int]) -> bool:
-    """No rank connected anything: every rank's socket count after the (empty) exchange is its count
-    after MPI_Init (each rank prints its own readings, so none connects to report them)."""
-    return gains == [0] * len(gains)
+    """No rank connected anything.  Rank 0 alone may hold up to one connection per other rank when it
+    reads: each rank done before it sends its readings to rank 0 (MPI_Gather) and, under on-demand
+    set-up, connects to do so while rank 0 still waits for its own sockets to hold still
+    (proxies/connmem/connmem.c says so)."""
+    return 0 <= gains[0] <= len(gains) - 1 and gains[1:] == [0] * (len(gains) - 1)
 
 
 def test_open_mpi_5_connects_on_demand_or_in_init(under, tmp_path):
