@@ -12,18 +12,26 @@
  * counts its open sockets (the kernel side of a TCP connection, which VmRSS
  * does not show).  Rank 0 prints one line per rank:
  *   SCALEWISE_CONNMEM rank=R size=P host=H peers=K rss_start=B rss_init=B rss_touched=B
- *                     sockets_init=N sockets_touched=N
+ *                     sockets_init=N sockets_touched=N synced=0|1
  * (bytes), one line with its host's TCP totals from /proc/net/sockstat
  * (sockets in use, and pages of socket buffer memory) at the same two points:
  *   SCALEWISE_CONNMEM_TCP inuse_init=N mem_pages_init=N inuse_touched=N mem_pages_touched=N
- * then the usual SCALEWISE_RESULT line.  Under on-demand set-up rank 0's
- * "touched" readings may include the connections of ranks that finished
- * first and already send it their readings (MPI_Gather): up to size-1.
- * That is the one exception to "exactly"; the other ranks' are exact.  Nothing else is computed here: the
+ * then the usual SCALEWISE_RESULT line.  The readings travel to rank 0 by
+ * MPI_Gather, and under on-demand set-up the gather (and MPI_Finalize, an OFI
+ * barrier in Intel MPI and MPICH's ch4) opens connections of its own: a rank
+ * that read early would connect to one still waiting for its sockets to hold
+ * still.  So with SCALEWISE_CONNMEM_SYNC=DIR (a directory every rank sees:
+ * one host, or the emulated nodes) each rank, once it has read, leaves
+ * DIR/rank-R and waits, outside MPI, for all P files before it communicates
+ * again; every reading then counts exactly the connections described above.
+ * A rank whose wait ran out (10 s: DIR not shared) says so in its line
+ * (synced=0) and goes on.  Nothing else is computed here: the
  * fit lives in scalewise (analysis/memory.py).
  */
 #define _GNU_SOURCE /* gethostname */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +74,32 @@ static void tcp_totals(long long out[2]) {
     while (fgets(line, sizeof line, f))
         if (sscanf(line, "TCP: inuse %lld orphan %*d tw %*d alloc %*d mem %lld", &out[0], &out[1]) == 2) break;
     fclose(f);
+}
+
+/* Leave DIR/rank-R and wait until all size ranks have left theirs (polling,
+ * no MPI): 1 when they all arrived, 0 when the wait ran out or DIR is unset. */
+static int wait_for_all_readings(int rank, int size) {
+    const char *dir = getenv("SCALEWISE_CONNMEM_SYNC");
+    char path[4096];
+    if (!dir || !*dir) return 0;
+    snprintf(path, sizeof path, "%s/rank-%d", dir, rank);
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "connmem: cannot leave %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    close(fd);
+    for (int tries = 0; tries < 2000; tries++) { /* 5 ms each: 10 s */
+        int here = 0;
+        for (int r = 0; r < size; r++) {
+            snprintf(path, sizeof path, "%s/rank-%d", dir, r);
+            here += access(path, F_OK) == 0;
+        }
+        if (here == size) return 1;
+        usleep(5000);
+    }
+    fprintf(stderr, "connmem: rank %d: not every rank reached %s within 10 s\n", rank, dir);
+    return 0;
 }
 
 static int is_peer(const char *mode, int rank, int other, int size) {
@@ -129,8 +163,9 @@ int main(int argc, char **argv) {
     tcp_totals(tcp_touched);
     char host[64] = "?";
     gethostname(host, sizeof host - 1);
-    enum { FIELDS = 6 };
-    long long mine[FIELDS] = {start, after_init, touched, peers, sockets_init, sockets_touched};
+    long long synced = wait_for_all_readings(rank, size);
+    enum { FIELDS = 7 };
+    long long mine[FIELDS] = {start, after_init, touched, peers, sockets_init, sockets_touched, synced};
     long long *all = rank == 0 ? malloc(sizeof mine * (size_t)size) : NULL;
     char *hosts = rank == 0 ? malloc(sizeof host * (size_t)size) : NULL;
     MPI_Gather(mine, FIELDS, MPI_LONG_LONG, all, FIELDS, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
@@ -139,8 +174,8 @@ int main(int argc, char **argv) {
         for (int r = 0; r < size; r++) {
             const long long *v = all + FIELDS * r;
             printf("SCALEWISE_CONNMEM rank=%d size=%d host=%s peers=%lld rss_start=%lld rss_init=%lld rss_touched=%lld"
-                   " sockets_init=%lld sockets_touched=%lld\n",
-                   r, size, hosts + r * (int)sizeof host, v[3], v[0], v[1], v[2], v[4], v[5]);
+                   " sockets_init=%lld sockets_touched=%lld synced=%lld\n",
+                   r, size, hosts + r * (int)sizeof host, v[3], v[0], v[1], v[2], v[4], v[5], v[6]);
         }
         printf("SCALEWISE_CONNMEM_TCP inuse_init=%lld mem_pages_init=%lld inuse_touched=%lld mem_pages_touched=%lld\n",
                tcp_init[0], tcp_init[1], tcp_touched[0], tcp_touched[1]);

@@ -24,6 +24,8 @@ def test_open_mpi_connects_peers_on_demand_or_all_in_init(proxies_built, tmp_pat
     talked = run_probe(lazy, 4, "all", tmp_path / "b")
     pre = run_probe(eager, 4, "none", tmp_path / "c")
     assert list(talked["peers"]) == [3] * 4 and list(quiet["peers"]) == [0] * 4
+    # every rank read before any rank communicated again (the probe's wait outside MPI)
+    assert all(list(f["synced"]) == [1] * 4 for f in (quiet, talked, pre))
     base, after = _sockets(quiet)
     assert base == after  # nobody talked: no connection made
     # One socket per peer, made on the first message.  Two ranks that connect

@@ -62,6 +62,8 @@ def _watch(root: int, stop: threading.Event) -> None:
     seen: set[tuple[int, int]] = set()
     while not stop.wait(0.05):
         for key in _descendants(root):
+            if stop.is_set():
+                return
             if key not in seen and _set(key[0]):
                 seen.add(key)
 
@@ -83,6 +85,7 @@ class Raised:
     stop: threading.Event
     autogroup: int | None = None
     nice: int | None = None
+    watcher: threading.Thread | None = None
 
 
 def _autogroup_nice(pid: int | str = "self") -> int:
@@ -101,7 +104,8 @@ def ahead_of_others(quiet: bool = False) -> Raised:
     except (OSError, ValueError, IndexError):
         pass  # a kernel without autogroups: nice alone then
     _set("self")
-    threading.Thread(target=_watch, args=(os.getpid(), raised.stop), daemon=True).start()
+    raised.watcher = threading.Thread(target=_watch, args=(os.getpid(), raised.stop), daemon=True)
+    raised.watcher.start()
     return raised
 
 
@@ -109,6 +113,10 @@ def back_to_usual(raised: Raised) -> None:
     """Stop raising this process's new descendants and give this process its values back
     (processes already raised keep theirs until they end)."""
     raised.stop.set()
+    if raised.watcher is not None:
+        # A scan under way when stop was set could still raise a process started after this
+        # returns (seen on a loaded machine, where one scan of /proc takes longer than a round).
+        raised.watcher.join()
     try:
         if raised.autogroup is not None:
             Path("/proc/self/autogroup").write_text(str(raised.autogroup))

@@ -140,6 +140,10 @@ def run_probe(setup: ConnectionSetup, ranks: int, peers: str, workdir: Path, ext
         exported = [*exported, "FI_TCP_IFACE"]
 
     workdir.mkdir(parents=True, exist_ok=True)
+    # Every rank reads before any rank communicates again (proxies/connmem/connmem.c): a directory
+    # of this run's own, seen by every rank on this host and on the emulated nodes.
+    env["SCALEWISE_CONNMEM_SYNC"] = tempfile.mkdtemp(prefix="sync-", dir=workdir)
+    exported = [*exported, "SCALEWISE_CONNMEM_SYNC"]
     job = Job(name=f"connmem-{setup.mpi}-{setup.name}-{ranks}-{peers}", mpi=setup.mpi, ranks=ranks, nodes=nodes,
               app_argv=[str(probe_path(setup.mpi)), "--peers", peers], env=env, exported=exported, mca=mca,
               rundir=workdir, stdout=workdir / "stdout", stderr=workdir / "stderr", timeout=timeout)
