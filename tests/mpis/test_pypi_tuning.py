@@ -274,3 +274,24 @@ def test_the_eager_thresholds_tune_sets_are_names_the_libraries_know(mpi_env, pr
                                  env={**env, **applied_env(settings, "mpich5")}, capture_output=True, text=True,
                                  timeout=300)
             assert run.returncode == 0, (settings, run.stderr[-2000:])
+
+
+def test_mpich_5_one_node_threshold_sets_run_and_a_cell_alone_would_not(mpi_env, program):
+    """Each eager set tune offers MPICH 5.0 on one node starts and runs (the cell, the CMA threshold and
+    the pack buffer move together: docs/benchmarks.md, "What moves the MPICHs' step"); a cell above the
+    pack buffer alone stops MPI_Init, which is why the pack buffer moves with it."""
+    from scalewise.tune.choices import threshold_sets
+    env, exe = mpi_env("mpich5"), program("mpich5")
+    pingpong = TuneTarget(name="MPI_Send", pct_mpi=50.0, time=1.0, calls=100, mean_bytes=24576.0, mode_bin=15,
+                          comm_size=RANKS)
+    sets = threshold_sets("mpich-5.0", pingpong, over_network=False)
+    assert sorted(sets) == ["eager-32768"]  # 8192 (16 KiB / 2) is the default, left out
+    for settings in sets.values():
+        run = subprocess.run([*launch("mpich5"), str(exe), "allreduce", str(DOUBLES)],
+                             env={**env, **applied_env(settings, "mpich5")}, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, (settings, run.stderr[-2000:])
+    alone = subprocess.run([*launch("mpich5"), str(exe), "barrier", "1"],
+                           env={**env, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "32768"},
+                           capture_output=True, text=True, timeout=300)
+    assert alone.returncode != 0 and "MPIR_CVAR_CH4_PACK_BUFFER_SIZE >= buf_size_limit" in alone.stdout + alone.stderr

@@ -7,9 +7,9 @@ forced with ``coll_tuned_use_dynamic_rules=1`` and
 Open MPI 4.1.4 prints on this machine (0, "ignore", is the default: the
 fixed decision rules).  MPICH 4.0 (``mpivars``): ``MPIR_CVAR_<COLL>_INTRA_ALGORITHM``
 takes a name; ``auto`` is the default.  Point-to-point: the size up to which a
-message is sent eagerly (Open MPI's ``btl_<btl>_eager_limit``; MPICH's
-shared-memory queue cell, ``MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE``, on one
-node, UCX's ``UCX_RNDV_THRESH`` between nodes).  Open MPI 5.0 adds ``sparbit``
+message is sent eagerly (Open MPI's ``btl_<btl>_eager_limit``; UCX's
+``UCX_RNDV_THRESH`` for Debian's MPICH 4.0, whose UCX carries messages on one node too, and for
+MPICH 5.0 between nodes; MPICH 5.0's shared-memory cell with its CMA threshold on one node).  Open MPI 5.0 adds ``sparbit``
 to allgather(v), and puts coll/han (priority 35) before coll/tuned (30) on a
 communicator that spans nodes; MPICH 5.0 (its ``mpivars``) replaces barrier's
 ``dissemination`` by ``k_dissemination``.  Intel MPI 2021: ``I_MPI_ADJUST_<COLL>=N``,
@@ -87,8 +87,8 @@ INTELMPI_ALGORITHMS: dict[str, dict[int, str]] = {
 
 # Defaults on this machine (ompi_info --all; mpivars), the value a threshold set moves away from.
 OPENMPI_EAGER = {"vader": 4096, "sm": 4096, "tcp": 65536}  # sm: Open MPI 5.0's name for vader
-MPICH_SHM_CELL = 69632
-MPICH5_SHM_CELL = 8192  # MPICH 5.0.2's mpivars
+MPICH5_SHM_CELL = 8192  # MPICH 5.0.2's mpivars, as its CMA threshold
+MPICH5_PACK_BUFFER = 16384  # MPIR_CVAR_CH4_PACK_BUFFER_SIZE: must hold a cell
 EAGER_RANGE = (1024, 1 << 20)
 
 
@@ -131,16 +131,25 @@ def threshold_sets(line: str, target: TuneTarget, over_network: bool) -> dict[st
         btl = "tcp" if over_network else ("sm" if line == "openmpi-5.0" else "vader")
         for v in threshold_values(target, OPENMPI_EAGER[btl]):
             out[f"eager-{v}"] = MpiSettings(mca={f"btl_{btl}_eager_limit": str(v)})
-    elif line.startswith("mpich-") and over_network:
-        # UCX's threshold (Debian's MPICH 4.0; MPICH 5.0's default netmod); MPICH 5.0 may be built with OFI
-        # as its netmod, which reads its own CVAR and ignores UCX's (each set moves the one threshold in use).
+    elif line == "mpich-5.0" and not over_network:
+        # On one node MPICH 5.0 sends eagerly what fits a shared-memory cell and hands messages of
+        # MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD (8192) or more to CMA's single copy, whatever the cell: a
+        # larger cell alone moved nothing, and one above the pack buffer (16384) aborts MPI_Init
+        # ("MPIR_CVAR_CH4_PACK_BUFFER_SIZE >= buf_size_limit"): the three move together
+        # (docs/benchmarks.md, "Eager limits on one host").
+        for v in threshold_values(target, MPICH5_SHM_CELL):
+            out[f"eager-{v}"] = MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v),
+                                                   "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": str(v),
+                                                   "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": str(max(v, MPICH5_PACK_BUFFER))})
+    elif line.startswith("mpich-"):
+        # UCX's threshold: between nodes (Debian's MPICH 4.0 and MPICH 5.0's default netmod) and, for
+        # Debian's ch4:ucx build, on one node too, where UCX's shared memory carries the messages and the
+        # POSIX cell size changes nothing (UCX_PROTO_INFO=y prints the ranges in force). MPICH 5.0 may be
+        # built with OFI as its netmod, which reads its own CVAR and ignores UCX's (each set moves the
+        # one threshold in use).
         ofi = ["MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD"] if line == "mpich-5.0" else []
         for v in threshold_values(target, -1):
             out[f"eager-{v}"] = MpiSettings(mpich_env={"UCX_RNDV_THRESH": str(v)}, cvars=dict.fromkeys(ofi, str(v)))
-    elif line.startswith("mpich-"):
-        cell = MPICH5_SHM_CELL if line == "mpich-5.0" else MPICH_SHM_CELL
-        for v in threshold_values(target, cell):
-            out[f"eager-{v}"] = MpiSettings(cvars={"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": str(v)})
     elif line.startswith("intelmpi-") and not over_network:
         # An expert variable of Intel MPI 2021's shared memory (its library lists it; impi_info prints no
         # default, so no value is left out as the default).
