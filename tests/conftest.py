@@ -44,3 +44,19 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "emulation" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.emulated_nodes)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test marked ``alone`` compares the times of a planted run with what the profile says: it and
+    the processes it starts (its fixtures' runs included) run ahead of the host's other work, as the
+    emulated nodes do (scalewise.cluster.dedicated; root only), so a busy machine does not move them."""
+    if item.get_closest_marker("alone") is None:
+        yield
+        return
+    from scalewise.cluster.dedicated import ahead_of_others, back_to_usual
+    raised = ahead_of_others(quiet=True)
+    try:
+        yield
+    finally:
+        back_to_usual(raised)
