@@ -90,6 +90,11 @@ def test_a_pypi_mpi_runs_across_two_nodes_over_the_shaped_links(emulation, under
     cluster_up(2, parse_rate("10gbit"))  # the same nodes, their links reshaped in place
     fast, _ = _pingpong(c, identity, reps=3)
     assert fast < slow / 4, (fast, slow)
+    # A user's own line through `cluster exec`: the launcher's MPI told from its prefix, a rank on each node.
+    pingpong = built_library(identity, "proxies/pingpong", "ping-pong proxy")
+    done = subprocess.run([SW, "cluster", "exec", "--", LAUNCHERS[name], "-n", "2", str(pingpong), "--sizes", "8"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "host0=swnode1 host1=swnode2" in done.stdout, done.stderr[-3000:]
 
 
 STUDY = """name: libraries-across-nodes
