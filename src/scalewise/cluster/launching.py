@@ -5,7 +5,7 @@ nodes through the cluster's agent, with a hostfile of the nodes, ranks spread
 evenly (``-np`` / ``-n`` over the nodes), shared memory inside a node and TCP
 over the emulated links between nodes.  An option the user already gave wins
 over the one added here (their own ``--hostfile``, ``--mca btl``,
-``-ppn``...), and so does a variable already set.
+``-ppn``...), and so does a transport variable already set (:data:`TRANSPORT`).
 
 Two launchers cover every MPI scalewise knows, by family: Open MPI's mpirun
 (ORTE in 4.1, PRRTE in 5.0, which take the same options under other
