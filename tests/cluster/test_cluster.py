@@ -129,7 +129,7 @@ def test_cluster_exec_runs_a_users_own_line(emulation):
     c = cluster_up(2, parse_rate("gige"))
     exe = build_dir() / "mpich" / "proxies" / "pingpong"
     launch = cluster_launch(c, ["mpiexec.mpich", "-n", "2", "-ppn", "1", str(exe), "--sizes", "8"])
-    assert launch.argv[:3] == ["mpiexec.mpich", "-f", str(c.hostfile("mpich", 1))]
+    assert launch.argv[:3] == ["mpiexec.mpich", "-machinefile", str(c.hostfile("mpich", 1))]
     done = subprocess.run([SW, "cluster", "exec", "--", "mpiexec.mpich", "-n", "2", "-ppn", "1", str(exe),
                            "--sizes", "8"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "host0=swnode1 host1=swnode2" in done.stdout

@@ -53,3 +53,15 @@ def module_env(name: str, prefix: Path, base: dict[str, str] | None = None) -> d
         env["I_MPI_ROOT"] = str(prefix)
         env["FI_PROVIDER_PATH"] = f"{prefix}/lib/libfabric/prov:{prefix}/opt/mpi/libfabric/lib/prov"
     return env
+
+
+def loaded_env(name: str) -> dict[str, str]:
+    """The environment a test runs ``name`` in: its module loaded (installed if missing), the
+    runtime builds beside the installs (made once, reused by every later run), root allowed,
+    none of a developer's own profiler settings."""
+    out = module_env(name, install(name))
+    out["SCALEWISE_MPI_BUILDS"] = str(root() / "scalewise-build")
+    out.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", SCALEWISE_QUIET="1")
+    for key in ("SCALEWISE_DISABLE", "SCALEWISE_LOGDIR", "SCALEWISE_LOGFILE", "MPICC", "MPICC_ABI"):
+        out.pop(key, None)
+    return out

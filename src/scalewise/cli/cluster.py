@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from scalewise.cli.mpi_names import debian_option
+from scalewise.cli.mpi_names import given_option
 from scalewise.cluster.checks import check_links
 from scalewise.cluster.lock import cluster_lock
 from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster, require_cluster
@@ -66,8 +66,9 @@ def status() -> None:
 
 
 @cluster.command()
-@click.option("--mpi", "flavour", default="openmpi", show_default=True, callback=debian_option("cluster check"),
-              help="MPI to measure with: openmpi or mpich (Debian's).")
+@click.option("--mpi", "flavour", default="openmpi", show_default=True, callback=given_option("cluster check"),
+              help="MPI to measure with: openmpi or mpich (Debian's), or an identity such as mpich-5.0.2 "
+                   "(its launcher from PATH).")
 def check(flavour: str) -> None:
     """Measure latency and bandwidth between the first two nodes with an MPI ping-pong."""
     result = check_links(require_cluster(), flavour)
@@ -75,8 +76,9 @@ def check(flavour: str) -> None:
 
 
 @cluster.command(name="exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--mpi", "flavour", default=None, callback=debian_option("cluster exec"),
-              help="MPI flavour, openmpi or mpich (default: read from the launcher or executable).")
+@click.option("--mpi", "flavour", default=None, callback=given_option("cluster exec"),
+              help="The MPI: openmpi, mpich or an identity such as openmpi-5.0.11 (default: read from the "
+                   "launcher or executable).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def exec_(flavour: str | None, command: tuple[str, ...]) -> None:
     """Run an mpirun / mpiexec line across the nodes: scalewise cluster exec -- mpirun -np 4 ./app"""

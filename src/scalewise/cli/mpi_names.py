@@ -26,21 +26,6 @@ def release_option(_ctx, _param, value: str | None) -> str | None:
     return value
 
 
-def debian_mpi(command: str, value: str) -> str:
-    """``value`` as one of Debian's short names (its identity is accepted); a one-line error for any other
-    MPI, which ``command`` does not run yet (docs/mpis.md)."""
-    name = value if value in ALIASES else alias_of(_named(value))
-    if name is None:
-        raise ScalewiseError(f"{command} --mpi {value}: runs with Debian's {' or '.join(ALIASES)} only so far "
-                             "(docs/mpis.md, 'Not yet for every MPI')")
-    return name
-
-
-def debian_option(command: str):
-    """A click callback: :func:`debian_mpi` for one ``--mpi`` value."""
-    return lambda _ctx, _param, value: None if value is None else debian_mpi(command, value)
-
-
 def measured_mpi(command: str, value: str) -> str:
     """``value`` as the name a measuring command runs with: Debian's short names (their identities
     become them) or the identity of an MPI whose release line scalewise knows (launch/releases.py);
@@ -61,6 +46,11 @@ def path_mpi(command: str) -> str:
     except ScalewiseError as err:
         raise ScalewiseError(f"{command}: no --mpi and no usable mpicc on PATH to tell the MPI ({err})") from None
     return measured_mpi(command, mpi.flavour)
+
+
+def given_option(command: str):
+    """A click callback: :func:`measured_mpi` for one ``--mpi`` value; None when none is given."""
+    return lambda _ctx, _param, value: None if value is None else measured_mpi(command, value)
 
 
 def measured_option(command: str):

@@ -3,8 +3,8 @@
 Each node is a Linux network and UTS namespace (its own hostname), held by a
 sleeping process; nodes are joined by veth pairs to a bridge, each link shaped
 with tc.  MPI launches reach the nodes through an rsh-style agent that enters
-a node's namespaces, so Open MPI and MPICH see separate hosts and use their
-inter-node transport between them.
+a node's namespaces, so Open MPI, MPICH and Intel MPI see separate hosts and use
+their inter-node transport between them.
 """
 
 from scalewise.cluster.emulated import Cluster, Node, cluster_down, cluster_up, current_cluster

@@ -16,7 +16,7 @@ from scalewise.cluster.emulated import Cluster
 from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import rate_text
 from scalewise.errors import ScalewiseError
-from scalewise.launch.preload import build_dir
+from scalewise.launch.preload import built_library
 
 LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) reps=(\d+) half_rtt_us=([0-9.]+) mbit_s=([0-9.]+) "
                   r"best_half_rtt_us=([0-9.]+) best_mbit_s=([0-9.]+) host0=(\S+) host1=(\S+)")
@@ -45,9 +45,7 @@ class LinkCheck:
 def check_links(c: Cluster, mpi: str, reps: int = 20) -> LinkCheck:
     """Ping-pong rank 0 on the first node with rank 1 on the second."""
     on_pair = pair_launcher(c, mpi, "cluster check")
-    exe = build_dir() / mpi / "proxies" / "pingpong"
-    if not exe.is_file():
-        raise ScalewiseError(f"{exe} is missing (run `make proxies`)")
+    exe = built_library(mpi, "proxies/pingpong", "ping-pong proxy")
     argv, env = on_pair([str(exe), "--sizes", f"{LATENCY_BYTES},{BANDWIDTH_BYTES}", "--reps", str(reps)])
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     rows = {int(m.group(1)): m for m in LINE.finditer(done.stdout)}

@@ -1,11 +1,17 @@
 """A user's own launch line, made to run across the emulated nodes.
 
-``mpirun.openmpi -np 4 ./app`` becomes a launch that starts its daemons in
-the nodes through the cluster's agent, with a hostfile of the nodes, ranks
-spread evenly (``-np`` / ``-n`` over the nodes), shared memory inside a node
-and TCP over the emulated links between nodes.  An option the user already
-gave wins over the one added here (their own ``--hostfile``, ``--mca btl``,
-``-ppn``...).
+``mpirun -np 4 ./app`` becomes a launch that starts the MPI's daemons in the
+nodes through the cluster's agent, with a hostfile of the nodes, ranks spread
+evenly (``-np`` / ``-n`` over the nodes), shared memory inside a node and TCP
+over the emulated links between nodes.  An option the user already gave wins
+over the one added here (their own ``--hostfile``, ``--mca btl``,
+``-ppn``...), and so does a transport variable already set (:data:`TRANSPORT`).
+
+Two launchers cover every MPI scalewise knows, by family: Open MPI's mpirun
+(ORTE in 4.1, PRRTE in 5.0, which take the same options under other
+parameter names) and Hydra's mpiexec (MPICH's and Intel MPI's).  What
+differs between release lines is data (:data:`OPENMPI_NAMES`,
+:data:`TRANSPORT`), not code.
 """
 
 from __future__ import annotations
@@ -18,10 +24,51 @@ from scalewise.cluster.emulated import Cluster
 from scalewise.cluster.paths import SUBNET
 from scalewise.errors import ScalewiseError
 from scalewise.launch.launchline import parse_launch_line
-from scalewise.launch.mpirun import two_ranks
+from scalewise.launch.mpirun import root_env, two_ranks
+from scalewise.launch.mpis import family_of
 from scalewise.launch.preload import with_mpich_ucx
+from scalewise.launch.releases import release_line
 
 NODE_INTERFACE = "eth0"  # each node's end of its link
+HOST_INTERFACE = "swbr0"  # the host's side, where the launcher waits for its daemons
+NODES_SUBNET = f"{SUBNET}.0/24"
+
+
+@dataclass(frozen=True)
+class OpenMpiNames:
+    """What one Open MPI release line calls the settings a launch across the nodes makes."""
+
+    daemon_option: str  # the option that sets the runtime's (ORTE's, PRRTE's) parameters
+    agent: str  # the parameter naming the remote shell that starts a daemon in a node
+    shared_memory: str  # the BTL of ranks on one node
+
+
+OPENMPI_NAMES = {
+    "openmpi-4.1": OpenMpiNames("--mca", "plm_rsh_agent", "vader"),
+    # PRRTE: its own parameters (--prtemca), rsh became ssh; vader was renamed sm.
+    "openmpi-5.0": OpenMpiNames("--prtemca", "plm_ssh_agent", "sm"),
+}
+
+
+def _openmpi_mca(names: OpenMpiNames) -> dict[str, str]:
+    """The library's parameters: ob1 with shared memory in a node and TCP over the links between nodes."""
+    return {"pml": "ob1", "btl": f"self,{names.shared_memory},tcp", "btl_tcp_if_include": NODES_SUBNET}
+
+
+# Per release line: the variables that keep ranks of different nodes on TCP over the node's own
+# link (``eth0``) and ranks of one node on the library's shared memory.  Open MPI's go on its
+# command line when mpirun starts the job (:func:`_openmpi`), as variables under srun.
+TRANSPORT: dict[str, dict[str, str]] = {
+    line: {f"OMPI_MCA_{k}": v for k, v in _openmpi_mca(names).items()} for line, names in OPENMPI_NAMES.items()
+} | {
+    # MPICH's own shared memory inside a node; UCX over TCP on the node's link between nodes (UCX's
+    # own shared memory would join "nodes" that share this machine's memory).
+    "mpich-4.0": {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": NODE_INTERFACE},
+    # PyPI's MPICH 5 holds both ch4 netmods, UCX first: named, so no other one is picked.
+    "mpich-5.0": {"MPIR_CVAR_CH4_NETMOD": "ucx", "UCX_TLS": "tcp,self", "UCX_NET_DEVICES": NODE_INTERFACE},
+    # Intel MPI: its shared memory inside a node, libfabric's tcp provider on the node's link between nodes.
+    "intelmpi-2021": {"FI_PROVIDER": "tcp", "FI_TCP_IFACE": NODE_INTERFACE},
+}
 
 
 @dataclass
@@ -39,18 +86,20 @@ def _given(argv: list[str], *options: str) -> bool:
 
 
 def _mca_given(argv: list[str], name: str) -> bool:
-    return any(a in ("--mca", "-mca") and i + 1 < len(argv) and argv[i + 1] == name for i, a in enumerate(argv))
+    return any(a in ("--mca", "-mca", "--prtemca", "-prtemca") and i + 1 < len(argv) and argv[i + 1] == name
+               for i, a in enumerate(argv))
 
 
-def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool) -> list[str]:
-    subnet = f"{SUBNET}.0/24"
+def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line: str) -> list[str]:
+    names = OPENMPI_NAMES[line]
     extra: list[str] = []
     if not _given(argv, "--hostfile", "-hostfile", "--machinefile", "-machinefile", "-H", "--host", "-host"):
         extra += ["--hostfile", str(c.hostfile("openmpi", slots))]
-    for name, value in (("plm_rsh_agent", str(c.agent)), ("pml", "ob1"), ("btl", "self,vader,tcp"),
-                        ("btl_tcp_if_include", subnet), ("oob_tcp_if_include", subnet)):
-        if not _mca_given(argv, name):
-            extra += ["--mca", name, value]
+    daemons = {names.agent: str(c.agent), "oob_tcp_if_include": NODES_SUBNET}
+    for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names))):
+        for name, value in settings.items():
+            if not _mca_given(argv, name):
+                extra += [option, name, value]
     if not _given(argv, "--bind-to", "-bind-to"):
         extra += ["--bind-to", "none"]  # each node's processes are already kept on its cores
     if oversubscribed and not _given(argv, "--oversubscribe", "-oversubscribe"):
@@ -58,34 +107,30 @@ def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool) -> l
     return [argv[0], *extra, *argv[1:]]
 
 
-def _mpich(c: Cluster, argv: list[str], slots: int) -> list[str]:
+def _hydra(c: Cluster, argv: list[str], slots: int) -> list[str]:
+    """MPICH's and Intel MPI's mpiexec: the hostfile, the agent as an rsh, the host's side of the links."""
     extra: list[str] = []
-    if not _given(argv, "-f", "-hostfile", "-machinefile", "-hosts", "-host"):
-        extra += ["-f", str(c.hostfile("mpich", slots))]
+    if not _given(argv, "-f", "-hostfile", "-machinefile", "-machine", "-hosts", "-host"):
+        # Intel MPI's -f takes host names only (it fills each host's cores first); its -machinefile,
+        # MPICH's -f under another name, reads the slots too.
+        extra += ["-machinefile", str(c.hostfile("mpich", slots))]
     if not _given(argv, "-launcher", "-bootstrap"):
         extra += ["-launcher", "ssh"]
     if not _given(argv, "-launcher-exec", "-bootstrap-exec"):
         extra += ["-launcher-exec", str(c.agent)]
     if not _given(argv, "-iface"):
-        extra += ["-iface", "swbr0"]
+        extra += ["-iface", HOST_INTERFACE]
     return [argv[0], *extra, *argv[1:]]
 
 
 def transport_env(mpi: str, env: dict[str, str]) -> dict[str, str]:
-    """``env`` plus what keeps an MPI's traffic between nodes on the emulated links (TCP over their
-    ``eth0``) and within a node on shared memory; a value already set wins.  For launches that do not
+    """``env`` plus what keeps ``mpi``'s traffic between nodes on the emulated links and within a
+    node on shared memory (:data:`TRANSPORT`); a value already set wins.  For launches that do not
     take options here (srun under the cluster's Slurm)."""
-    env = dict(env)
-    if mpi == "openmpi":
-        for name, value in (("pml", "ob1"), ("btl", "self,vader,tcp"), ("btl_tcp_if_include", f"{SUBNET}.0/24"),
-                            ("oob_tcp_if_include", f"{SUBNET}.0/24")):
-            env.setdefault(f"OMPI_MCA_{name}", value)
-    elif mpi == "mpich":
-        # MPICH's own shared memory inside a node; UCX over TCP on the node's link between nodes
-        # (UCX's own shared memory would join "nodes" that share this machine's memory).
-        env.setdefault("UCX_TLS", "tcp,self")
-        env.setdefault("UCX_NET_DEVICES", NODE_INTERFACE)
-    return env
+    out = dict(env)
+    for name, value in TRANSPORT[release_line(mpi, "cluster")].items():
+        out.setdefault(name, value)
+    return out
 
 
 def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None = None,
@@ -93,30 +138,30 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     """``argv`` (an mpirun / mpiexec line) and the environment that run it across ``c``'s nodes."""
     if not argv:
         raise ScalewiseError("nothing to run: give the launch command after --, e.g. -- mpirun -np 4 ./app")
-    line = parse_launch_line(argv)
-    flavour = flavour or line.launcher_flavour or line.flavour_of_app
+    parsed = parse_launch_line(argv)
+    # The launcher's own MPI first: its options and its library's transport are set here (an
+    # application built for the standard ABI runs on whichever library that is).
+    flavour = parsed.launcher_flavour or flavour or parsed.flavour_of_app
     if flavour is None:
         raise ScalewiseError(f"cannot tell which MPI '{argv[0]}' belongs to; pass --mpi openmpi or --mpi mpich")
+    line = release_line(flavour, "cluster")
     dead = c.alive()
     if dead:
         raise ScalewiseError(f"cluster: node(s) {', '.join(dead)} are gone; run `scalewise cluster up` again")
     env = dict(os.environ if base_env is None else base_env)
-    ranks = line.ranks
+    ranks = parsed.ranks
     nodes = len(c.nodes)
     per_node = -(-ranks // nodes) if ranks else None
     cores = min(len(n.cpus) for n in c.nodes)
     slots = per_node or cores
     total = (ranks or slots * nodes)
     oversubscribed = slots > cores or total > c.cpus_total
-    if flavour == "openmpi":
-        out = _openmpi(c, argv, slots, oversubscribed)
-        if os.geteuid() == 0:
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    elif flavour == "mpich":
-        out = _mpich(c, argv, slots)
-        env, _ = with_mpich_ucx(transport_env("mpich", env), oversubscribed)
+    if family_of(flavour) == "openmpi":
+        out, env = _openmpi(c, argv, slots, oversubscribed, line), root_env(env)
     else:
-        raise ScalewiseError(f"cluster: no launch recipe for MPI flavour {flavour!r}")
+        out, env = _hydra(c, argv, slots), transport_env(flavour, env)
+        if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
+            env, _ = with_mpich_ucx(env, oversubscribed)
     return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)
 
 

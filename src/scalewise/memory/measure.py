@@ -175,8 +175,6 @@ def measure(mpis: list[str], ranks: list[int], peers: list[str], repeats: int = 
     for m in mpis:
         if m not in FLAVOURS:
             release_line(check_name(m), "--mpi")  # an identity of a known release line, or one line
-    if emulated_nodes > 1 and any(m not in FLAVOURS for m in mpis):
-        raise ScalewiseError(f"--emulated-nodes: the emulated nodes run Debian's {' or '.join(FLAVOURS)} only")
     bad = [p for p in peers if p not in PEER_CHOICES]
     if bad:
         raise ScalewiseError(f"--peers: unknown choice '{bad[0]}' (expected {', '.join(PEER_CHOICES)})")
