@@ -59,7 +59,6 @@ CASES = [
     ((2, 2), "slot", "gather", 800, 2),
     ((2, 2), "slot", "allgather", 800, 0),
     ((2, 2), "slot", "barrier", 0, 0),
-    ((2, 2, 2), "slot", "allreduce", 200000, 0),  # three leaders: reduce-scatter and gather
     ((3, 2), "slot", "bcast", 1000, 0),  # nodes of 3 and 2 ranks: tuned's bcast
     ((3, 2), "slot", "allreduce", 1000, 0),  # ... but han's allreduce
 ]
