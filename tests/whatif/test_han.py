@@ -83,6 +83,14 @@ def test_reduce_with_ranks_round_robin_over_nodes():
     assert s == [[[(R, 2, 8)], [(S, 1, 8)]], [[(R, 3, 8)], [(R, 0, 8)]], [[(S, 0, 8)]], [[(S, 1, 8)]]]
 
 
+def test_an_up_comm_is_in_rank_order_whatever_the_nodes_order():
+    # nodes {0, 5}, {1, 4}, {2, 3}: low rank 1's up comm is 3, 4, 5 (split keyed by rank), so with root 3
+    # (up rank 0) and 2 doubles libnbc reduce-scatters with 4 folding into 3 (p = 3, rank 1 odd):
+    # rank 4 gets its node's doubles from 1, swaps one double each way with 3, sends its half back
+    _, s = han_schedule("MPI_Reduce", (0, 1, 2, 2, 1, 0), 16, root=3)
+    assert s[4] == [[(R, 1, 16)], [(S, 3, 8), (R, 3, 8)], [(S, 3, 8)]]
+
+
 def test_libnbc_reduce_scatter_and_gather_on_three_leaders():
     # red_sched_redscat_gather, p = 3, root 0, 8 doubles: rank 1 folds into rank 0 (halves of 4
     # doubles each way, then its reduced half back), ranks 0 and 2 halve (4 each way), and 2 sends

@@ -37,9 +37,9 @@ class Layout:
             order.setdefault(n, []).append(r)
         self.low = list(order.values())  # node-local comms, by first rank (the up rank of their leader)
         self.low_rank = {r: i for group in self.low for i, r in enumerate(group)}
-        self.group = {r: group for group in self.low for r in group}
         width = max(len(g) for g in self.low)
-        self.up = [[g[c] for g in self.low if c < len(g)] for c in range(width)]  # split by low rank
+        # split by low rank, keyed by rank: each up comm in rank order
+        self.up = [sorted(g[c] for g in self.low if c < len(g)) for c in range(width)]
         self.balanced = all(len(g) == width for g in self.low)
         self.runs = self.P > 1 and len(self.low) > 1 and width > 1
 
