@@ -16,6 +16,8 @@ the next; the overlap of a task's libnbc operations with its operation on the no
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from scalewise.whatif.collectives import algorithms as A
 from scalewise.whatif.collectives import openmpi
 
@@ -56,7 +58,13 @@ def embed(s: A.Schedule, members: list[int], sub: A.Schedule) -> None:
 
 
 def tuned(func: str, members: list[int], n: int, root: int = 0) -> A.Schedule:
-    return openmpi.choose(func, len(members), [n] * len(members), root, True, LINE)[1]
+    return _tuned(func, len(members), n, root)
+
+
+@lru_cache(maxsize=256)
+def _tuned(func: str, m: int, n: int, root: int) -> A.Schedule:
+    """Every node (every segment) runs the same one: built once, only read by embed."""
+    return openmpi.choose(func, m, [n] * m, root, True, LINE)[1]
 
 
 # ---- libnbc (nbc_ibcast.c, nbc_ireduce.c): one list of rounds per rank -------------------------
