@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from scalewise.errors import ScalewiseError
-from scalewise.whatif.collectives import schedule
+from scalewise.whatif.collectives import layout, schedule
 from scalewise.whatif.collectives.algorithms import SEND
 from scalewise.whatif.trace import NONCOMMUTATIVE, Kind, RankEvents, Trace
 
@@ -91,8 +91,8 @@ class _Block:
 class StreamBuilder:
     """Builds Streams for one target library, caching schedules and blocks."""
 
-    def __init__(self, trace: Trace, library: str):
-        self.trace, self.library = trace, library
+    def __init__(self, trace: Trace, library: str, node_of=None):
+        self.trace, self.library, self.node_of = trace, library, node_of
         self.blocks: dict[tuple, _Block] = {}
         self.vector_sizes = self._vector_sizes()
         self.calls: list[np.ndarray] = []  # collective calls, engine.CALL rows
@@ -125,10 +125,11 @@ class StreamBuilder:
         name = self.trace.functions[func]
         members = self.trace.members(comm)
         sizes = self.vector_sizes.get((comm, func, instance), nbytes) if name in _VECTOR else nbytes
-        key = (func, len(members), sizes, root, commutative, me)
+        nodes = layout(self.library, None if self.node_of is None else self.node_of[members].tolist())
+        key = (func, len(members), sizes, root, commutative, me, nodes)
         block = self.blocks.get(key)
         if block is None:
-            _, sched = schedule(self.library, name, len(members), sizes, max(root, 0), commutative)
+            _, sched = schedule(self.library, name, len(members), sizes, max(root, 0), commutative, nodes)
             block = self.blocks[key] = _Block(sched[me])
         return block
 
@@ -231,6 +232,7 @@ class StreamBuilder:
                          np.concatenate(self.calls) if self.calls else np.zeros(0, dtype=E.CALL))
 
 
-def build_streams(trace: Trace, library: str = "openmpi") -> E.Streams:
-    """The engine input for ``trace`` with collectives as ``library`` runs them."""
-    return StreamBuilder(trace, library).build()
+def build_streams(trace: Trace, library: str = "openmpi", node_of=None) -> E.Streams:
+    """The engine input for ``trace`` with collectives as ``library`` runs them (with its ranks on the
+    nodes ``node_of`` gives, for a library whose collectives look at them)."""
+    return StreamBuilder(trace, library, node_of).build()

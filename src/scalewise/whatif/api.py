@@ -96,7 +96,7 @@ def replay(trace: Trace, networks: str | Network | list[str | Network], library:
     functions = list(trace.functions)
     out = []
     with decode(trace) as decoded:
-        tpl = templates.build(decoded, functions, trace.members, library)
+        tpl = templates.build(decoded, functions, trace.members, library, node_of)
         for net in networks:
             model = net if isinstance(net, Network) else network(net)
             res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model, node_of, shm,

@@ -17,7 +17,7 @@ from collections import defaultdict
 import numpy as np
 
 from scalewise.whatif import engine as E
-from scalewise.whatif.collectives import schedule
+from scalewise.whatif.collectives import layout, schedule
 from scalewise.whatif.collectives.algorithms import SEND
 from scalewise.whatif.network import Network
 from scalewise.whatif.percall import extra_seconds
@@ -65,28 +65,35 @@ def _vector_sizes(vcalls: np.ndarray, members_of) -> dict[tuple[int, int, int], 
     return out
 
 
-def build(decoded: E.Decoded, functions: list[str], members_of, library: str) -> E.Templates:
-    """Templates for every signature of ``decoded``; ``members_of(comm)`` gives a communicator's world ranks."""
+def build(decoded: E.Decoded, functions: list[str], members_of, library: str,
+          node_of: np.ndarray | None = None) -> E.Templates:
+    """Templates for every signature of ``decoded``; ``members_of(comm)`` gives a communicator's world ranks,
+    ``node_of`` each world rank's node (None: a node per rank), which the schedules of a library whose
+    collectives are node-aware (Open MPI 5's han) follow."""
     collecting = gc.isenabled()
     gc.disable()  # a 16K-rank schedule is some 10^5 small tuples, none of them cyclic: the collector only slows it
     try:
-        return _build(decoded, functions, members_of, library)
+        return _build(decoded, functions, members_of, library, node_of)
     finally:
         if collecting:
             gc.enable()
 
 
-def _build(decoded: E.Decoded, functions: list[str], members_of, library: str) -> E.Templates:
+def _build(decoded: E.Decoded, functions: list[str], members_of, library: str, node_of) -> E.Templates:
     sizes_of = _vector_sizes(decoded.vcalls, members_of) if len(decoded.vcalls) else {}
+    layouts: dict[int, tuple[int, ...] | None] = {}  # communicator -> its ranks' nodes, where they matter
     made: dict[tuple, int] = {}  # schedule key -> offset of its first start entry
     first, size = [], []
     starts, ops, peers, nbytes = [0], [], [], []
     for s in decoded.signatures.tolist():
         func, comm, b, root, flags, k = s
         name = functions[func]
-        P = len(members_of(comm))
+        members = members_of(comm)
+        P = len(members)
+        if comm not in layouts:
+            layouts[comm] = layout(library, None if node_of is None else node_of[members])
         sizes = sizes_of.get((comm, func, k), b) if k >= 0 else b
-        key = (name, P, sizes, max(root, 0), not flags & NONCOMMUTATIVE)
+        key = (name, P, sizes, max(root, 0), not flags & NONCOMMUTATIVE, layouts[comm])
         if key not in made:
             _, sched = schedule(library, *key)
             ends, op, peer, nb = _flatten(sched)

@@ -6,14 +6,18 @@ the rules and lists each algorithm.
 A library is named by its short name or identity and read down to its release
 line (launch/releases.py); each line replays the rules of its own source.
 Intel MPI publishes no rules: it is replayed with MPICH 5.0's, a stated
-assumption (:func:`assumption`)."""
+assumption (:func:`assumption`).
+
+Open MPI 5.0 runs coll/han on a communicator whose ranks share nodes (han.py): a call's schedule
+then depends on the node of each of its ranks, which :func:`layout` gives for the libraries whose
+rules look at it (None for the others, whose schedules stay those of one rank per node)."""
 
 from __future__ import annotations
 
 from functools import lru_cache, partial
 
 from scalewise.launch.releases import release_line
-from scalewise.whatif.collectives import mpich, openmpi
+from scalewise.whatif.collectives import han, mpich, openmpi
 from scalewise.whatif.collectives.algorithms import Schedule
 
 # Release line -> the rules it is replayed with.
@@ -38,13 +42,30 @@ def assumption(library: str) -> str | None:
     return None
 
 
+# Release lines whose collectives depend on where the ranks are.
+NODE_AWARE = {han.LINE}
+
+
+def layout(library: str, nodes) -> tuple[int, ...] | None:
+    """The node of each rank of a communicator as ``library``'s schedule looks at it (nodes numbered
+    by first appearance, so one shape is one cache entry), or None where its rules do not."""
+    if nodes is None or rules_of(library) not in NODE_AWARE:
+        return None
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(int(n), len(first)) for n in nodes)
+
+
 @lru_cache(maxsize=4096)
 def schedule(library: str, func: str, P: int, sizes: int | tuple[int, ...], root: int = 0,
-             commutative: bool = True) -> tuple[str, Schedule]:
+             commutative: bool = True, nodes: tuple[int, ...] | None = None) -> tuple[str, Schedule]:
     """(algorithm name, schedule) of ``func`` on a communicator of P ranks.
 
     ``sizes`` is the call's byte count (docs/trace-format.md says which one
-    each collective records), or for the v-collectives one entry per rank."""
-    choose = _CHOOSE[rules_of(library)]
+    each collective records), or for the v-collectives one entry per rank.
+    ``nodes`` (from :func:`layout`): the node of each rank; None, every rank on a node of its own."""
     per_rank = list(sizes) if isinstance(sizes, tuple) else [sizes] * P
-    return choose(func, P, per_rank, root % P if P else 0, commutative)
+    root = root % P if P else 0
+    nodes = layout(library, nodes)
+    if nodes is not None:
+        return han.choose(func, P, per_rank, root, commutative, nodes)
+    return _CHOOSE[rules_of(library)](func, P, per_rank, root, commutative)
