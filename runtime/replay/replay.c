@@ -60,6 +60,7 @@ typedef struct {
     int8_t started;    /* the current event's (or template op's) posting is done */
     int8_t in_call;    /* inside a collective */
     int8_t blocked;
+    const void *resume; /* blocked: the list its wait reads (the trace's wait list or the phase's requests) */
     /* the links */
     double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
@@ -120,6 +121,7 @@ static int grow_slots(engine *e)
     match_slot *fresh = malloc((size_t)n * sizeof *fresh);
     if (!fresh)
         return -1;
+    sw_huge_pages(fresh, (size_t)n * sizeof *fresh);
     for (int64_t i = 0; i < n; i++)
         fresh[i].head = -2; /* -2: empty slot; -1: key present, queue empty */
     for (int64_t i = 0; i < e->nslots; i++) {
@@ -168,6 +170,7 @@ static int64_t new_node(engine *e)
         node *g = realloc(e->nodes, (size_t)cap * sizeof *g);
         if (!g)
             return -1;
+        sw_huge_pages(g, (size_t)cap * sizeof *g);
         e->nodes = g;
         e->node_cap = cap;
     }
@@ -187,6 +190,7 @@ static int64_t new_request(engine *e)
         request *g = realloc(e->rq, (size_t)cap * sizeof *g);
         if (!g)
             return -1;
+        sw_huge_pages(g, (size_t)cap * sizeof *g);
         e->rq = g;
         e->rq_cap = cap;
     }
@@ -208,6 +212,8 @@ static void wake(engine *e, int32_t r)
         __builtin_prefetch(&e->tr->rows[e->ranks[r].pos]);
         __builtin_prefetch(&e->rq[e->ranks[r].base]);
         __builtin_prefetch(&e->rq[e->ranks[r].base] + 3);
+        if (e->ranks[r].resume)
+            __builtin_prefetch(e->ranks[r].resume);
     }
 }
 
@@ -566,6 +572,8 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
         dst = r;
         src = x->peer;
     } else {
+        if (x->kind == SW_WAIT) /* its request slots: a list apart from the rows */
+            __builtin_prefetch(&e->tr->waits[x->ref]);
         return;
     }
     __builtin_prefetch(&e->slots[slot_of(e, e->nslots, dst, src, x->comm, x->tag)]);
@@ -595,7 +603,11 @@ static int run(engine *e, char *err, int64_t err_size)
                 return -1;
             }
             if (rc > 0) {
+                const sw_row *x = &tr->rows[st->pos];
                 st->blocked = 1;
+                st->resume = x->kind == SW_WAIT ? (const void *)&tr->waits[x->ref]
+                             : st->in_call && st->nphase ? (const void *)(st->phase + st->nphase - 1)
+                                                : NULL;
                 break;
             }
             st->pos++;
@@ -668,7 +680,11 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     e.nrq = tr->slot_start[tr->nranks];
     e.rq_cap = e.nrq + 1024;
     e.rq = calloc((size_t)e.rq_cap, sizeof *e.rq);
+    if (e.rq)
+        sw_huge_pages(e.rq, (size_t)e.rq_cap * sizeof *e.rq);
     e.ranks = aligned_alloc(64, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
+    if (e.ranks)
+        sw_huge_pages(e.ranks, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
     if (e.ranks)
         memset(e.ranks, 0, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
