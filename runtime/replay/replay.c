@@ -73,6 +73,7 @@ typedef struct {
     int8_t started;    /* the current event's (or template op's) posting is done */
     int8_t in_call;    /* inside a collective */
     int8_t blocked;
+    int8_t nkeys; /* match keys in the block */
     /* the links, and the computation so far */
     double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
@@ -81,8 +82,13 @@ typedef struct {
     double compute;
     request **phase; /* requests the rank posted in the collective's current phase */
     int64_t nphase, phase_cap;
-    double func_time[]; /* nfuncs; the request slots follow */
+    double func_time[]; /* nfuncs; the block's match keys and the request slots follow */
 } rank_state;
+
+/* A receiver's match keys ((source, communicator, tag), each with its queue) live in its block, up to
+ * KEYS_INLINE_MAX of them (probes stop at an empty entry); the shared table holds any more. */
+#define KEYS_INLINE 16
+#define KEYS_INLINE_MAX 12
 
 #define POOL_CHUNK 4096 /* collectives' requests come in chunks, which never move */
 
@@ -98,6 +104,7 @@ typedef struct {
     sw_result *out;
     char *blocks;           /* the ranks' blocks */
     const int64_t *block_at; /* nranks + 1 offsets into blocks */
+    int64_t keys_at;         /* where a block's match keys start */
     int64_t slots_at;        /* where a block's request slots start */
     int32_t *stack;
     int64_t nstack;
@@ -119,6 +126,11 @@ static inline rank_state *rank_at(const engine *e, int32_t r)
     return (rank_state *)(e->blocks + e->block_at[r]);
 }
 
+static inline match_slot *keys_of(const engine *e, rank_state *st)
+{
+    return (match_slot *)((char *)st + e->keys_at);
+}
+
 static inline request *slots_of(const engine *e, rank_state *st)
 {
     return (request *)((char *)st + e->slots_at);
@@ -132,14 +144,21 @@ static int range_of(const sw_network *net, double bytes)
     return (int)k;
 }
 
-/* Keys of one receiver start in that receiver's own stretch of the table, so
- * a rank's posts and matches touch a few cache lines, not the whole table. */
-static uint64_t slot_of(const engine *e, int64_t nslots, int32_t dst, int32_t src, int32_t comm, int32_t tag)
+static inline uint64_t key_hash(int32_t src, int32_t comm, int32_t tag)
 {
     uint64_t h = (uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ull;
     h ^= (uint64_t)(uint32_t)comm * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
     h ^= (uint64_t)(uint32_t)tag * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
-    h ^= h >> 29;
+    return h ^ (h >> 29);
+}
+
+/* A receiver's first keys are in its own block (keys_of); the shared table
+ * takes a receiver's keys beyond those.  There, keys of one receiver start in
+ * that receiver's own stretch of the table, so a rank's posts and matches
+ * touch a few cache lines, not the whole table. */
+static uint64_t slot_of(const engine *e, int64_t nslots, int32_t dst, int32_t src, int32_t comm, int32_t tag)
+{
+    uint64_t h = key_hash(src, comm, tag);
     uint64_t span = nslots > e->rank_span ? (uint64_t)(nslots / e->rank_span) : 1;
     return ((uint64_t)(uint32_t)dst * span + (h & (span - 1))) & (uint64_t)(nslots - 1);
 }
@@ -170,6 +189,20 @@ static int grow_slots(engine *e)
 
 static match_slot *find_slot(engine *e, int32_t dst, int32_t src, int32_t comm, int32_t tag)
 {
+    rank_state *st = rank_at(e, dst);
+    match_slot *own = keys_of(e, st);
+    for (uint64_t j = key_hash(src, comm, tag) & (KEYS_INLINE - 1);; j = (j + 1) & (KEYS_INLINE - 1)) {
+        match_slot *s = &own[j];
+        if (s->head == -2) {
+            if (st->nkeys == KEYS_INLINE_MAX) /* the block's keys are taken: the key is in the shared table */
+                break;
+            *s = (match_slot){dst, src, comm, tag, -1, -1};
+            st->nkeys++;
+            return s;
+        }
+        if (s->src == src && s->comm == comm && s->tag == tag)
+            return s;
+    }
     if (2 * (e->used + 1) > e->nslots && grow_slots(e) != 0)
         return NULL;
     uint64_t mask = (uint64_t)(e->nslots - 1);
@@ -607,7 +640,7 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
             __builtin_prefetch(&e->tr->waits[x->ref]);
         return;
     }
-    __builtin_prefetch(&e->slots[slot_of(e, e->nslots, dst, src, x->comm, x->tag)]);
+    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, x->comm, x->tag) & (KEYS_INLINE - 1)]);
 }
 
 static int run(engine *e, char *err, int64_t err_size)
@@ -711,7 +744,8 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         e.rank_span *= 2;
     /* Each rank's block: its state and function times, then its request slots, rounded up to cache lines. */
     int64_t *block_at = malloc(((size_t)tr->nranks + 1) * sizeof *block_at);
-    e.slots_at = ((int64_t)offsetof(rank_state, func_time) + tr->nfuncs * (int64_t)sizeof(double) + 7) & ~(int64_t)7;
+    e.keys_at = ((int64_t)offsetof(rank_state, func_time) + tr->nfuncs * (int64_t)sizeof(double) + 63) & ~(int64_t)63;
+    e.slots_at = e.keys_at + KEYS_INLINE * (int64_t)sizeof(match_slot);
     for (int64_t r = 0; block_at && r <= tr->nranks; r++)
         block_at[r] = r == 0 ? 0
                              : block_at[r - 1] + ((e.slots_at + (tr->slot_start[r] - tr->slot_start[r - 1]) *
@@ -724,8 +758,11 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         memset(e.blocks, 0, blocks);
     }
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
-    for (int32_t r = 0; e.blocks && r < tr->nranks; r++)
+    for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
         rank_at(&e, r)->credit = net->bucket_bytes; /* every link starts rested */
+        for (int k = 0; k < KEYS_INLINE; k++)
+            keys_of(&e, rank_at(&e, r))[k].head = -2;
+    }
     int rc = -1;
     if (e.blocks && e.stack && grow_slots(&e) == 0)
         rc = run(&e, err, err_size);
