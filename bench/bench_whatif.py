@@ -12,6 +12,11 @@ compute jitter, 0-2 us between calls), written rank by rank straight to the
 file, so that a 100-million-event trace needs no trace in memory.
 
     .venv/bin/python bench/bench_whatif.py [--ranks 1024,16384] [--steps 98,977,9766:6,61,610] [--keep DIR]
+        [--before BUILD]
+
+With --before (a build directory holding another libswreplay.so), each trace
+is also run on that engine, back to back with this one, and the ratios
+printed: a comparison made under one and the same load.
 
 (10 events per rank and step: the default steps make about 1, 10 and 100 million events.)
 """
@@ -76,11 +81,15 @@ def write_halo(path: Path, P: int, steps: int, seed: int = 0) -> int:
         return f.tell()
 
 
-def command(path: Path) -> dict:
+def _env(build: Path | None) -> dict:
+    return {**os.environ, "SCALEWISE_BUILD": str(build)} if build else dict(os.environ)
+
+
+def command(path: Path, build: Path | None = None) -> dict:
     """`scalewise whatif PATH --network edr-ib --json` in a child: its CPU seconds, peak RSS and answer."""
     t0 = time.perf_counter()
     child = subprocess.Popen([str(SCALEWISE), "whatif", str(path), "--network", "edr-ib", "--json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env(build))
     out = child.stdout.read()
     # this child's own usage: RUSAGE_CHILDREN's peak RSS would be the largest of every child so far
     _, status, usage = os.wait4(child.pid, 0)
@@ -107,15 +116,34 @@ def engine_only(path: Path) -> dict:
                 "rows_bytes": d.resident_bytes}
 
 
+def engine_child(path: Path, build: Path | None) -> dict:
+    """engine_only in a child process, on the engine in ``build`` (None: this checkout's)."""
+    out = subprocess.run([sys.executable, __file__, "--engine-only", str(path)], env=_env(build), check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)
+
+
+def row(P: int, n: int, path: Path, cmd: dict, eng: dict, label: str) -> str:
+    variable = eng["decode"] + eng["replay"]
+    return (f"{label:>6} {P:>6} {n:>12,} {path.stat().st_size / n:>9.2f} {cmd['cpu']:>9.2f} {cmd['wall']:>10.2f} "
+            f"{n / cmd['cpu'] / 1e6:>9.2f} {cmd['rss'] / n:>8.1f} | {eng['decode']:>7.2f} "
+            f"{eng['templates']:>7.2f} {eng['replay']:>7.2f} {n / variable / 1e6:>12.1f} "
+            f"{eng['rows_bytes'] / n:>9.1f}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--engine-only"]:
+        print(json.dumps(engine_only(Path(sys.argv[2]))))
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="1024,16384")
     ap.add_argument("--steps", default="98,977,9766:6,61,610", help="step counts per rank count, ':' between them")
     ap.add_argument("--keep", type=Path, help="keep the trace files here (default: a temporary directory)")
+    ap.add_argument("--before", type=Path, help="a build directory with another engine to compare, back to back")
     args = ap.parse_args()
     where = args.keep or Path(tempfile.mkdtemp(prefix="swbench-"))
     where.mkdir(parents=True, exist_ok=True)
-    print(f"{'ranks':>6} {'events':>12} {'file B/ev':>9} {'cmd CPU s':>9} {'cmd wall s':>10} {'Mev/s CPU':>9} "
+    print(f"{'engine':>6} {'ranks':>6} {'events':>12} {'file B/ev':>9} {'cmd CPU s':>9} {'cmd wall s':>10} {'Mev/s CPU':>9} "
           f"{'RSS B/ev':>8} | {'decode':>7} {'templ.':>7} {'replay':>7} {'engine Mev/s':>12} {'rows B/ev':>9}")
     ranks = [int(x) for x in args.ranks.split(",")]
     largest = {}  # ranks -> (events, command's events per second of CPU) of the longest trace
@@ -125,13 +153,18 @@ def main() -> None:
             if not path.exists():
                 write_halo(path, P, steps)
             n = 10 * P * steps
+            if args.before:
+                old, old_eng = command(path, args.before), engine_child(path, args.before)
+                print(row(P, n, path, old, old_eng, "before"), flush=True)
             cmd = command(path)
-            eng = engine_only(path)
-            variable = eng["decode"] + eng["replay"]
-            print(f"{P:>6} {n:>12,} {path.stat().st_size / n:>9.2f} {cmd['cpu']:>9.2f} {cmd['wall']:>10.2f} "
-                  f"{n / cmd['cpu'] / 1e6:>9.2f} {cmd['rss'] / n:>8.1f} | {eng['decode']:>7.2f} "
-                  f"{eng['templates']:>7.2f} {eng['replay']:>7.2f} {n / variable / 1e6:>12.1f} "
-                  f"{eng['rows_bytes'] / n:>9.1f}", flush=True)
+            eng = engine_child(path, None) if args.before else engine_only(path)
+            print(row(P, n, path, cmd, eng, "this"), flush=True)
+            if args.before:
+                if old["answer"] != cmd["answer"]:
+                    raise SystemExit(f"{path}: the two engines' answers differ")
+                print(f"{'':>6} ratio before/this: command CPU {old['cpu'] / cmd['cpu']:.2f}, decode "
+                      f"{old_eng['decode'] / eng['decode']:.2f}, replay {old_eng['replay'] / eng['replay']:.2f}, "
+                      f"peak RSS {old['rss'] / cmd['rss']:.2f}; answers identical", flush=True)
             if n >= largest.get(P, (0, 0))[0]:
                 largest[P] = (n, n / cmd["cpu"])
             if not args.keep:

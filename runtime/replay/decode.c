@@ -666,6 +666,10 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     t->nevents = t->rank_start[src->nranks];
     t->rows = malloc((size_t)(t->nevents ? t->nevents : 1) * sizeof *t->rows);
     t->waits = malloc((size_t)(nwait ? nwait : 1) * sizeof *t->waits);
+    if (t->rows)
+        sw_huge_pages(t->rows, (size_t)t->nevents * sizeof *t->rows);
+    if (t->waits)
+        sw_huge_pages(t->waits, (size_t)nwait * sizeof *t->waits);
     d.direct = malloc(DIRECT * sizeof *d.direct);
 #ifdef SW_LIBDEFLATE
     d.inflater = libdeflate_alloc_decompressor();

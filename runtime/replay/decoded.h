@@ -5,6 +5,22 @@
 
 #include "replay.h"
 
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* Ask for 2 MiB pages (transparent huge pages, where the kernel grants them
+ * only on request) on a large array not yet touched.  The replay reads the
+ * rows of every rank at once, each rank at its own place: with 4 KiB pages
+ * nearly every resumed rank's row, request and match slot is a TLB miss. */
+static inline void sw_huge_pages(void *p, size_t bytes)
+{
+    const uintptr_t page = 4096;
+    uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1), to = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (bytes >= ((size_t)2 << 20) && to > from)
+        madvise((void *)from, to - from, MADV_HUGEPAGE); /* advice only: without it, small pages */
+}
+
 /* One event.  40 bytes: a 100-million-event trace takes 4 GB, and a rank's
  * next rows share its cache lines. */
 typedef struct {

@@ -10,6 +10,7 @@
 #include "decoded.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +29,22 @@ static inline double earlier(double a, double b) { return a < b ? a : b; }
 #define COLLECTIVE_CONTEXT (1 << 30)
 
 /* A request: when it completes and, for a receive, the size actually sent. */
-typedef struct {
-    double done, size;
+typedef struct request request;
+struct request {
+    double done;
+    union {
+        double size;
+        request *next_free; /* a collective's request back in the pool */
+    };
     uint32_t flags;
-} request;
+};
 
 /* A send or receive waiting in its match queue for its partner: what the
  * match needs from the side that came first. */
 typedef struct {
     double t_post, t_aux; /* send: NIC start and arrival (eager) or RTS time; receive: posting time */
-    int64_t bytes, req;   /* req: the request the match completes, -1 for an eager send (complete already) */
+    int64_t bytes;
+    request *req;         /* the request the match completes, NULL for an eager send (complete already) */
     int64_t next;         /* the next node of the queue, or of the free list */
     int32_t rank;
     int16_t rndv;
@@ -51,23 +58,39 @@ typedef struct {
 
 #define RECV_QUEUE ((int64_t)1 << 62)
 
+/* A rank's block: its state, the seconds it spent in each function, then its
+ * request slots, back to back and cache-line aligned.  Every rank's state is
+ * touched once per round of the ranks (a collective, a halo exchange), and a
+ * round over thousands of ranks does not stay in cache: what one rank needs
+ * sits in a few adjacent lines, which one fetch brings in together, rather
+ * than in as many arrays. */
 typedef struct {
     /* first cache line: what every event reads */
     double clock, call_start;
-    int64_t pos;
-    int64_t base;      /* the rank's first request slot */
+    int64_t pos, end;  /* the rank's next row, and the end of its rows */
     int64_t top, tend; /* in a collective: the template op reached and the end of the rank's ops */
+    const void *resume; /* blocked: the list its wait reads (the trace's wait list or the phase's requests) */
     int8_t started;    /* the current event's (or template op's) posting is done */
     int8_t in_call;    /* inside a collective */
     int8_t blocked;
-    /* the links */
+    int8_t nkeys; /* match keys in the block */
+    /* the links, and the computation so far */
     double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
-    int64_t *phase;    /* requests the rank posted in the collective's current phase */
+    double compute;
+    request **phase; /* requests the rank posted in the collective's current phase */
     int64_t nphase, phase_cap;
-} __attribute__((aligned(64))) rank_state;
+    double func_time[]; /* nfuncs; the block's match keys and the request slots follow */
+} rank_state;
+
+/* A receiver's match keys ((source, communicator, tag), each with its queue) live in its block, up to
+ * KEYS_INLINE_MAX of them (probes stop at an empty entry); the shared table holds any more. */
+#define KEYS_INLINE 16
+#define KEYS_INLINE_MAX 12
+
+#define POOL_CHUNK 4096 /* collectives' requests come in chunks, which never move */
 
 typedef struct {
     const sw_trace *tr;
@@ -79,11 +102,15 @@ typedef struct {
     const double *host_o;        /* NULL: a user message costs the network's o */
     const double *irecv_cost;    /* NULL: posting a receive is free */
     sw_result *out;
-    rank_state *ranks;
+    char *blocks;           /* the ranks' blocks */
+    const int64_t *block_at; /* nranks + 1 offsets into blocks */
+    int64_t keys_at;         /* where a block's match keys start */
+    int64_t slots_at;        /* where a block's request slots start */
     int32_t *stack;
     int64_t nstack;
-    request *rq; /* every rank's slots, then the pool for collectives' requests */
-    int64_t nrq, rq_cap, rq_free;
+    request **chunks; /* the pool of collectives' requests */
+    int64_t nchunks, pool_left;
+    request *pool_next, *pool_free;
     node *nodes;
     int64_t nnodes, node_cap, node_free;
     match_slot *slots;
@@ -94,6 +121,21 @@ typedef struct {
     int64_t ops;
 } engine;
 
+static inline rank_state *rank_at(const engine *e, int32_t r)
+{
+    return (rank_state *)(e->blocks + e->block_at[r]);
+}
+
+static inline match_slot *keys_of(const engine *e, rank_state *st)
+{
+    return (match_slot *)((char *)st + e->keys_at);
+}
+
+static inline request *slots_of(const engine *e, rank_state *st)
+{
+    return (request *)((char *)st + e->slots_at);
+}
+
 static int range_of(const sw_network *net, double bytes)
 {
     int64_t k = 0;
@@ -102,14 +144,21 @@ static int range_of(const sw_network *net, double bytes)
     return (int)k;
 }
 
-/* Keys of one receiver start in that receiver's own stretch of the table, so
- * a rank's posts and matches touch a few cache lines, not the whole table. */
-static uint64_t slot_of(const engine *e, int64_t nslots, int32_t dst, int32_t src, int32_t comm, int32_t tag)
+static inline uint64_t key_hash(int32_t src, int32_t comm, int32_t tag)
 {
     uint64_t h = (uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ull;
     h ^= (uint64_t)(uint32_t)comm * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
     h ^= (uint64_t)(uint32_t)tag * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
-    h ^= h >> 29;
+    return h ^ (h >> 29);
+}
+
+/* A receiver's first keys are in its own block (keys_of); the shared table
+ * takes a receiver's keys beyond those.  There, keys of one receiver start in
+ * that receiver's own stretch of the table, so a rank's posts and matches
+ * touch a few cache lines, not the whole table. */
+static uint64_t slot_of(const engine *e, int64_t nslots, int32_t dst, int32_t src, int32_t comm, int32_t tag)
+{
+    uint64_t h = key_hash(src, comm, tag);
     uint64_t span = nslots > e->rank_span ? (uint64_t)(nslots / e->rank_span) : 1;
     return ((uint64_t)(uint32_t)dst * span + (h & (span - 1))) & (uint64_t)(nslots - 1);
 }
@@ -120,6 +169,7 @@ static int grow_slots(engine *e)
     match_slot *fresh = malloc((size_t)n * sizeof *fresh);
     if (!fresh)
         return -1;
+    sw_huge_pages(fresh, (size_t)n * sizeof *fresh);
     for (int64_t i = 0; i < n; i++)
         fresh[i].head = -2; /* -2: empty slot; -1: key present, queue empty */
     for (int64_t i = 0; i < e->nslots; i++) {
@@ -139,6 +189,20 @@ static int grow_slots(engine *e)
 
 static match_slot *find_slot(engine *e, int32_t dst, int32_t src, int32_t comm, int32_t tag)
 {
+    rank_state *st = rank_at(e, dst);
+    match_slot *own = keys_of(e, st);
+    for (uint64_t j = key_hash(src, comm, tag) & (KEYS_INLINE - 1);; j = (j + 1) & (KEYS_INLINE - 1)) {
+        match_slot *s = &own[j];
+        if (s->head == -2) {
+            if (st->nkeys == KEYS_INLINE_MAX) /* the block's keys are taken: the key is in the shared table */
+                break;
+            *s = (match_slot){dst, src, comm, tag, -1, -1};
+            st->nkeys++;
+            return s;
+        }
+        if (s->src == src && s->comm == comm && s->tag == tag)
+            return s;
+    }
     if (2 * (e->used + 1) > e->nslots && grow_slots(e) != 0)
         return NULL;
     uint64_t mask = (uint64_t)(e->nslots - 1);
@@ -168,46 +232,54 @@ static int64_t new_node(engine *e)
         node *g = realloc(e->nodes, (size_t)cap * sizeof *g);
         if (!g)
             return -1;
+        sw_huge_pages(g, (size_t)cap * sizeof *g);
         e->nodes = g;
         e->node_cap = cap;
     }
     return e->nnodes++;
 }
 
-/* A request from the pool beyond the ranks' own slots (collectives' phases). */
-static int64_t new_request(engine *e)
+/* A request from the pool of collectives' requests (the ranks' own are in their blocks). */
+static request *new_request(engine *e)
 {
-    if (e->rq_free >= 0) {
-        int64_t i = e->rq_free;
-        e->rq_free = (int64_t)e->rq[i].done;
-        return i;
+    if (e->pool_free) {
+        request *q = e->pool_free;
+        e->pool_free = q->next_free;
+        return q;
     }
-    if (e->nrq == e->rq_cap) {
-        int64_t cap = 2 * e->rq_cap;
-        request *g = realloc(e->rq, (size_t)cap * sizeof *g);
+    if (!e->pool_left) {
+        request **g = realloc(e->chunks, (size_t)(e->nchunks + 1) * sizeof *g);
         if (!g)
-            return -1;
-        e->rq = g;
-        e->rq_cap = cap;
+            return NULL;
+        e->chunks = g;
+        if (!(g[e->nchunks] = malloc(POOL_CHUNK * sizeof(request))))
+            return NULL;
+        e->pool_next = g[e->nchunks++];
+        e->pool_left = POOL_CHUNK;
     }
-    return e->nrq++;
+    e->pool_left--;
+    return e->pool_next++;
 }
 
-static void free_request(engine *e, int64_t i)
+static void free_request(engine *e, request *q)
 {
-    e->rq[i].done = (double)e->rq_free; /* exact: indices stay far below 2^53 */
-    e->rq_free = i;
+    q->next_free = e->pool_free;
+    e->pool_free = q;
 }
 
 /* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again. */
 static void wake(engine *e, int32_t r)
 {
-    if (e->ranks[r].blocked) {
-        e->ranks[r].blocked = 0;
+    rank_state *st = rank_at(e, r);
+    if (st->blocked) {
+        st->blocked = 0;
         e->stack[e->nstack++] = r;
-        __builtin_prefetch(&e->tr->rows[e->ranks[r].pos]);
-        __builtin_prefetch(&e->rq[e->ranks[r].base]);
-        __builtin_prefetch(&e->rq[e->ranks[r].base] + 3);
+        __builtin_prefetch(&e->tr->rows[st->pos]);
+        __builtin_prefetch((char *)st + 64);
+        __builtin_prefetch(slots_of(e, st));
+        __builtin_prefetch(slots_of(e, st) + 3);
+        if (st->resume)
+            __builtin_prefetch(st->resume);
     }
 }
 
@@ -223,15 +295,15 @@ static void match(engine *e, const node *s, const node *r)
         double cts = later(s->t_aux, r->t_post) + net->latency[0];
         double start = later(s->t_post, cts);
         arrival = start + net->latency[k] + net->per_byte[k] * bytes;
-        e->rq[s->req].done = start + net->per_byte[k] * bytes;
-        e->rq[s->req].flags |= READY;
+        s->req->done = start + net->per_byte[k] * bytes;
+        s->req->flags |= READY;
         wake(e, s->rank);
     } else {
         arrival = s->t_aux;
     }
-    e->rq[r->req].done = arrival;
-    e->rq[r->req].size = bytes; /* the receiver's side needs the size actually sent */
-    e->rq[r->req].flags |= READY | (s->local ? LOCAL : 0);
+    r->req->done = arrival;
+    r->req->size = bytes; /* the receiver's side needs the size actually sent */
+    r->req->flags |= READY | (s->local ? LOCAL : 0);
     wake(e, r->rank);
 }
 
@@ -293,12 +365,12 @@ static double overhead(const sw_network *net, int k, int local, double host)
 }
 
 /* host: the least CPU time the send costs (0 for a collective's messages). */
-static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, int64_t req,
+static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, request *q,
                      double host)
 {
     int local = is_local(e, r, dst);
     const sw_network *net = local ? e->local : e->net;
-    rank_state *st = &e->ranks[r];
+    rank_state *st = rank_at(e, r);
     double bytes = (double)nbytes;
     int k = range_of(net, bytes);
     double o = overhead(net, k, local, host);
@@ -313,12 +385,11 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
         start += shaping_delay(net, st, start, bytes);
         st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     }
-    node n = {.t_post = start, .bytes = nbytes, .req = req, .rank = r, .local = (int16_t)local};
-    request *q = &e->rq[req];
+    node n = {.t_post = start, .bytes = nbytes, .req = q, .rank = r, .local = (int16_t)local};
     q->flags = 0;
     if (bytes <= net->eager_limit) {
         n.t_aux = start + o + net->latency[k] + net->per_byte[k] * bytes;
-        n.req = -1;
+        n.req = NULL;
         q->done = st->clock + o;
         q->flags = READY;
     } else {
@@ -329,10 +400,10 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     return post(e, &n, dst, r, comm, tag, 0);
 }
 
-static int post_recv(engine *e, int32_t r, int32_t src, int32_t comm, int32_t tag, int64_t req)
+static int post_recv(engine *e, int32_t r, int32_t src, int32_t comm, int32_t tag, request *q)
 {
-    node n = {.t_post = e->ranks[r].clock, .req = req, .rank = r, .local = (int16_t)is_local(e, r, src)};
-    e->rq[req].flags = IS_RECV;
+    node n = {.t_post = rank_at(e, r)->clock, .req = q, .rank = r, .local = (int16_t)is_local(e, r, src)};
+    q->flags = IS_RECV;
     return post(e, &n, r, src, comm, tag, 1);
 }
 
@@ -366,22 +437,21 @@ static void sort_pairs(double *p, int64_t m)
     }
 }
 
-/* The request index of the i-th of a wait's list: a rank slot (base + slots[i]) or, with slots NULL, a pool
- * request. */
-#define REQ_AT(i) (slots ? base + slots[i] : list[i])
+/* The i-th request of a wait's list: a rank's slot (own[slots[i]]) or, with slots NULL, a pool request. */
+#define REQ_AT(i) (slots ? &own[slots[i]] : list[i])
 
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
  * order they arrived, and each costs the receiver o (for the rank's own
  * requests, slots given, at least its host cost per message). */
-static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, const int64_t *list, int64_t n)
+static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, request *const *list, int64_t n)
 {
     const sw_network *net = e->net;
-    rank_state *st = &e->ranks[r];
+    request *own = slots_of(e, st);
     double host = slots && e->host_o ? e->host_o[r] : 0;
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
-        uint32_t f = e->rq[REQ_AT(i)].flags;
+        uint32_t f = REQ_AT(i)->flags;
         if (!(f & READY))
             return 1;
         nrecv += (f & IS_RECV) != 0;
@@ -396,7 +466,7 @@ static int wait_all(engine *e, int32_t r, int64_t base, const int32_t *slots, co
     double t = st->clock;
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        const request *q = &e->rq[REQ_AT(i)];
+        const request *q = REQ_AT(i);
         if (q->flags & IS_RECV) {
             e->scratch[2 * m] = q->done;
             e->scratch[2 * m + 1] = q->flags & LOCAL ? -1 - q->size : q->size;
@@ -440,13 +510,13 @@ static void enter(engine *e, rank_state *st, int32_t r, const sw_row *x)
 {
     double compute = e->compute_scale ? x->compute * e->compute_scale[r] : x->compute;
     st->clock += compute;
-    e->out->compute[r] += compute;
+    st->compute += compute;
     st->call_start = st->clock;
 }
 
-static void leave(engine *e, rank_state *st, int32_t r, const sw_row *x)
+static void leave(rank_state *st, const sw_row *x)
 {
-    e->out->func_time[r * e->tr->nfuncs + x->func] += st->clock - st->call_start;
+    st->func_time[x->func] += st->clock - st->call_start;
 }
 
 /* One op of the rank's part of a collective: post, or wait for the phase.  0 done, 1 blocked, -1 no memory. */
@@ -461,12 +531,12 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     if (!st->started) {
         int32_t peer = op == SW_WAIT ? 0 : (mo < 0 ? p : e->tr->members[mo + p]);
         if (op != SW_WAIT) {
-            int64_t q = new_request(e);
-            if (q < 0)
+            request *q = new_request(e);
+            if (!q)
                 return -1;
             if (st->nphase == st->phase_cap) {
                 int64_t cap = st->phase_cap ? 2 * st->phase_cap : 8;
-                int64_t *g = realloc(st->phase, (size_t)cap * sizeof *g);
+                request **g = realloc(st->phase, (size_t)cap * sizeof *g);
                 if (!g)
                     return -1;
                 st->phase = g;
@@ -482,7 +552,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     }
     int64_t n = op == SW_WAIT ? p : (op == SW_SEND || op == SW_RECV) ? 1 : 0;
     if (n) {
-        int rc = wait_all(e, r, 0, NULL, st->phase + st->nphase - n, n);
+        int rc = wait_all(e, r, st, NULL, st->phase + st->nphase - n, n);
         if (rc)
             return rc;
         for (int64_t i = st->nphase - n; i < st->nphase; i++)
@@ -497,8 +567,8 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
 /* 0: event done; 1: blocked; -1: out of memory. */
 static int step(engine *e, int32_t r, const sw_row *x)
 {
-    rank_state *st = &e->ranks[r];
-    int64_t base = st->base;
+    rank_state *st = rank_at(e, r);
+    request *own = slots_of(e, st);
     if (x->kind == SW_COLLECTIVE) {
         if (!st->in_call) {
             const sw_templates *tp = e->tpl;
@@ -516,16 +586,16 @@ static int step(engine *e, int32_t r, const sw_row *x)
             st->top++;
         }
         st->in_call = 0;
-        leave(e, st, r, x);
+        leave(st, x);
         return 0;
     }
     if (!st->started) {
         enter(e, st, r, x);
         int rc = 0;
         if (x->kind == SW_ISEND || x->kind == SW_SEND)
-            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, base + x->ref, e->host_o ? e->host_o[r] : 0);
+            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, own + x->ref, e->host_o ? e->host_o[r] : 0);
         else if (x->kind == SW_IRECV || x->kind == SW_RECV)
-            rc = post_recv(e, r, x->peer, x->comm, x->tag, base + x->ref);
+            rc = post_recv(e, r, x->peer, x->comm, x->tag, own + x->ref);
         if (x->kind == SW_IRECV && e->irecv_cost && !is_local(e, r, x->peer))
             st->clock += e->irecv_cost[r]; /* what posting a receive took the traced run */
         if (rc)
@@ -535,13 +605,13 @@ static int step(engine *e, int32_t r, const sw_row *x)
     int rc = 0;
     if (x->kind == SW_SEND || x->kind == SW_RECV) {
         int32_t zero = 0;
-        rc = wait_all(e, r, base, &zero, NULL, 1);
+        rc = wait_all(e, r, st, &zero, NULL, 1);
     } else if (x->kind == SW_WAIT) {
-        rc = wait_all(e, r, base, e->tr->waits + x->ref, NULL, x->peer);
+        rc = wait_all(e, r, st, e->tr->waits + x->ref, NULL, x->peer);
     }
     if (rc)
         return rc;
-    leave(e, st, r, x);
+    leave(st, x);
     st->started = 0;
     e->ops++;
     return 0;
@@ -561,30 +631,33 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
     if (x->kind == SW_ISEND || x->kind == SW_SEND) {
         dst = x->peer;
         src = r;
-        __builtin_prefetch(&e->ranks[dst]);
+        __builtin_prefetch(rank_at(e, dst));
     } else if (x->kind == SW_IRECV || x->kind == SW_RECV) {
         dst = r;
         src = x->peer;
     } else {
+        if (x->kind == SW_WAIT) /* its request slots: a list apart from the rows */
+            __builtin_prefetch(&e->tr->waits[x->ref]);
         return;
     }
-    __builtin_prefetch(&e->slots[slot_of(e, e->nslots, dst, src, x->comm, x->tag)]);
+    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, x->comm, x->tag) & (KEYS_INLINE - 1)]);
 }
 
 static int run(engine *e, char *err, int64_t err_size)
 {
     const sw_trace *tr = e->tr;
     for (int32_t r = (int32_t)tr->nranks - 1; r >= 0; r--) {
-        e->ranks[r].pos = tr->rank_start[r];
-        e->ranks[r].base = tr->slot_start[r];
+        rank_state *st = rank_at(e, r);
+        st->pos = tr->rank_start[r];
+        st->end = tr->rank_start[r + 1];
         e->stack[e->nstack++] = r;
     }
     while (e->nstack > 0) {
         int32_t r = e->stack[--e->nstack];
-        rank_state *st = &e->ranks[r];
-        int64_t end = tr->rank_start[r + 1];
+        rank_state *st = rank_at(e, r);
+        int64_t end = st->end;
         if (e->nstack > 0) /* the rank after this one */
-            __builtin_prefetch(&e->ranks[e->stack[e->nstack - 1]]);
+            __builtin_prefetch(rank_at(e, e->stack[e->nstack - 1]));
         while (st->pos < end) {
             __builtin_prefetch(&tr->rows[st->pos + 4]); /* a rank's rows are read in order */
             if (st->pos + 1 < end)
@@ -595,14 +668,18 @@ static int run(engine *e, char *err, int64_t err_size)
                 return -1;
             }
             if (rc > 0) {
+                const sw_row *x = &tr->rows[st->pos];
                 st->blocked = 1;
+                st->resume = x->kind == SW_WAIT ? (const void *)&tr->waits[x->ref]
+                             : st->in_call && st->nphase ? (const void *)(st->phase + st->nphase - 1)
+                                                : NULL;
                 break;
             }
             st->pos++;
         }
     }
-    for (int64_t r = 0; r < tr->nranks; r++) {
-        rank_state *st = &e->ranks[r];
+    for (int32_t r = 0; r < tr->nranks; r++) {
+        rank_state *st = rank_at(e, r);
         if (st->pos < tr->rank_start[r + 1]) {
             const sw_row *x = &tr->rows[st->pos];
             uint8_t kind = x->kind;
@@ -653,7 +730,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
 {
     if (check_templates(tr, tpl, err, err_size))
         return -1;
-    engine e = {.tr = tr, .tpl = tpl, .net = net, .out = out, .rank_span = 1, .rq_free = -1, .node_free = -1};
+    engine e = {.tr = tr, .tpl = tpl, .net = net, .out = out, .rank_span = 1, .node_free = -1};
     if (place && place->node_of && place->local) {
         e.node_of = place->node_of;
         e.local = place->local;
@@ -665,26 +742,45 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     }
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;
-    e.nrq = tr->slot_start[tr->nranks];
-    e.rq_cap = e.nrq + 1024;
-    e.rq = calloc((size_t)e.rq_cap, sizeof *e.rq);
-    e.ranks = aligned_alloc(64, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
-    if (e.ranks)
-        memset(e.ranks, 0, ((size_t)tr->nranks + 1) * sizeof *e.ranks);
+    /* Each rank's block: its state and function times, then its request slots, rounded up to cache lines. */
+    int64_t *block_at = malloc(((size_t)tr->nranks + 1) * sizeof *block_at);
+    e.keys_at = ((int64_t)offsetof(rank_state, func_time) + tr->nfuncs * (int64_t)sizeof(double) + 63) & ~(int64_t)63;
+    e.slots_at = e.keys_at + KEYS_INLINE * (int64_t)sizeof(match_slot);
+    for (int64_t r = 0; block_at && r <= tr->nranks; r++)
+        block_at[r] = r == 0 ? 0
+                             : block_at[r - 1] + ((e.slots_at + (tr->slot_start[r] - tr->slot_start[r - 1]) *
+                                                                    (int64_t)sizeof(request) + 63) & ~(int64_t)63);
+    e.block_at = block_at;
+    size_t blocks = block_at ? (size_t)block_at[tr->nranks] + 64 : 0;
+    e.blocks = block_at ? aligned_alloc(64, blocks) : NULL;
+    if (e.blocks) {
+        sw_huge_pages(e.blocks, blocks);
+        memset(e.blocks, 0, blocks);
+    }
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
-    for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
-        e.ranks[r].credit = net->bucket_bytes; /* every link starts rested */
+    for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
+        rank_at(&e, r)->credit = net->bucket_bytes; /* every link starts rested */
+        for (int k = 0; k < KEYS_INLINE; k++)
+            keys_of(&e, rank_at(&e, r))[k].head = -2;
+    }
     int rc = -1;
-    if (e.ranks && e.stack && e.rq && grow_slots(&e) == 0)
+    if (e.blocks && e.stack && grow_slots(&e) == 0)
         rc = run(&e, err, err_size);
     else
         snprintf(err, (size_t)err_size, "out of memory");
     *out->ops = e.ops;
-    for (int64_t r = 0; e.ranks && r < tr->nranks; r++)
-        free(e.ranks[r].phase);
-    free(e.ranks);
+    for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
+        rank_state *st = rank_at(&e, r);
+        out->compute[r] = st->compute;
+        memcpy(out->func_time + (int64_t)r * tr->nfuncs, st->func_time, (size_t)tr->nfuncs * sizeof(double));
+        free(st->phase);
+    }
+    free(e.blocks);
+    free(block_at);
     free(e.stack);
-    free(e.rq);
+    for (int64_t c = 0; c < e.nchunks; c++)
+        free(e.chunks[c]);
+    free(e.chunks);
     free(e.nodes);
     free(e.slots);
     free(e.scratch);

@@ -162,6 +162,33 @@ def test_engine_matches_the_python_reference_on_random_traces(seed):
                                                           abs=1e-15)
 
 
+def test_a_receiver_with_more_match_keys_than_its_block_holds_matches_the_reference():
+    # Rank 0 receives on 42 keys (3 senders x 14 tags), twice over: a receiver's block holds its first twelve,
+    # the engine's shared table the rest; receives are posted in a shuffled order, some before and some after
+    # their sends, so queues on both sides of both places fill and drain.
+    rnd = random.Random(7)
+    keys = [(src, tag) for src in (1, 2, 3) for tag in range(14)]
+    ranks = [[] for _ in range(4)]
+    for round_ in range(2):
+        rnd.shuffle(keys)
+        base = 100 * round_
+        for i, (src, tag) in enumerate(keys):
+            ranks[0].append(C("MPI_Irecv", src, 900 * (tag + 1), tag=tag, req=base + i, compute=rnd.random() * 1e-5))
+        ranks[0].append(C("MPI_Waitall", reqs=tuple(range(base, base + len(keys)))))
+        for src in (1, 2, 3):
+            for tag in range(14):
+                ranks[src].append(C("MPI_Isend", 0, 900 * (tag + 1), tag=tag, req=base + tag,
+                                    compute=rnd.random() * 1e-5))
+            ranks[src].append(C("MPI_Waitall", reqs=tuple(range(base, base + 14))))
+    trace = whatif.from_calls(ranks)
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=float("inf"), latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40)])
+    [got] = whatif.replay(trace, net, "openmpi")
+    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
+    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+
+
 def test_results_break_down_by_function_and_kind_and_library():
     P = 8
     ranks = [[C("MPI_Irecv", (r - 1) % P, 4096, req=0, compute=1e-4), C("MPI_Isend", (r + 1) % P, 4096, req=1),
