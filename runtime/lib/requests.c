@@ -106,12 +106,15 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
     }
 }
 
-/* Wait/Test/Request_free: take r's entry out of the table *before* the MPI
- * call.  Once that call completes a request, MPI may hand the same handle to
- * another thread's new request before this wrapper looks it up again; an
- * entry still in the table would then be credited to, or erased by, the
- * wrong operation.  While the entry is out, no other thread can use r (MPI
- * forbids two concurrent completions of one request). */
+/* Request_free, and Wait/Test under MPI_THREAD_MULTIPLE: take r's entry out
+ * of the table *before* the MPI call.  Once that call completes a request,
+ * MPI may hand the same handle to another thread's new request before this
+ * wrapper looks it up again; an entry still in the table would then be
+ * credited to, or erased by, the wrong operation.  While the entry is out,
+ * no other thread can use r (MPI forbids two concurrent completions of one
+ * request).  With one thread in MPI no new request can take the handle
+ * during the call (a nested call is not recorded): Wait/Test look it up
+ * after the call, and only if the call completed it. */
 static void claim(MPI_Request r, sw_pending *p);
 
 /* sw_req_claim under MPI_THREAD_MULTIPLE: before the call, out of the table. */
