@@ -73,7 +73,7 @@ def completion(fn, head: str, ok: str) -> tuple[str, str]:
         ok += f" && *{fn.rule['flag']}"
     if mode == "one":
         return f"sw_trace_done({head}, &sw_pd1, 1, NULL, 1, sw_status, 0)", ok
-    claimed = "sw_k.reqs ? sw_k.pending : NULL"
+    claimed = "sw_k.claimed ? sw_k.pending : NULL"
     if mode == "all":
         return f"sw_trace_done({head}, {claimed}, {names[0]}, NULL, {names[0]}, sw_k.statuses, 1)", ok
     if mode == "any":

@@ -129,12 +129,14 @@ def load_spec(path: Path, mpi_version: tuple[int, int]) -> list[Function]:
     return out
 
 
-def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
-    """The recording statements of one wrapper, from its spec rule, and the
-    arguments the real call gets in place of the caller's (a status the
-    wrapper supplies when the caller passed MPI_STATUS(ES)_IGNORE)."""
+def body(fn: Function) -> tuple[list[str], list[str], list[str], dict[str, str]]:
+    """The recording statements of one wrapper, from its spec rule (before
+    the call, right after it, at the end), and the arguments the real call
+    gets in place of the caller's (a status the wrapper supplies when the
+    caller passed MPI_STATUS(ES)_IGNORE)."""
     r, n, fid = fn.rule, fn.name, f"SW_FN_{fn.name}"
     pre: list[str] = []
+    after: list[str] = []
     post: list[str] = []
     call: dict[str, str] = {}
     ps = fn.params
@@ -181,7 +183,7 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
         else:
             raise SpecError(f"{n}.start: mode '{mode}' is not one or all")
     if "complete" in r:
-        pre_c, post_c, call_c = complete(fn, r["complete"], r.get("flag"))
+        pre_c, after, post_c, call_c = complete(fn, r["complete"], r.get("flag"))
         pre += pre_c
         post += post_c
         call |= call_c
@@ -201,14 +203,17 @@ def body(fn: Function) -> tuple[list[str], list[str], dict[str, str]]:
     if "type_free" in r:
         split_names(n, "type_free", r["type_free"], ps, 1)
         post.append("sw_type_freed();")
-    return pre, post, call
+    return pre, after, post, call
 
 
-def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str], dict[str, str]]:
+def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], list[str], list[str], dict[str, str]]:
     """Statements for the Wait/Test families: keep the request handles the call
-    will overwrite and claim their table entries before the call (see
-    sw_req_claim), make sure a status exists for each, then settle every
-    claimed entry: credit what completed, put the rest back."""
+    will overwrite, claim their table entries (before the call under
+    MPI_THREAD_MULTIPLE, sw_req_claim; with one thread after it, those of the
+    completed requests only), make sure a status exists for each, then settle
+    every claimed entry: credit what completed, put the rest back.  Returns
+    the statements before the call, right after it (ahead of the trace's),
+    at the end, and the arguments replaced."""
     n, fid, ps = fn.name, f"SW_FN_{fn.name}", fn.params
     mode, _, names = value.partition(":")
     cond = "rc == MPI_SUCCESS" + (f" && *{split_names(n, 'flag', flag, ps, 1)[0]}" if flag else "")
@@ -216,12 +221,14 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
         rq, st = split_names(n, "complete", names, ps, 2)
         pre = [f"MPI_Request sw_rq = *{rq}; sw_pending sw_pd1; sw_req_claim(sw_rq, &sw_pd1);",
                f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
+        after = [f"sw_req_claim_after(sw_rq, &sw_pd1, {cond});"]
         post = [f"sw_req_settle(sw_th, {fid}, sw_rq, &sw_pd1, {cond}, sw_status);"]
         call = {st: "sw_status"}
     elif mode == "all":
         cnt, rqs, sts = split_names(n, "complete", names, ps, 3)
         pre = [f"sw_kept sw_k; sw_keep(&sw_k, {cnt}, {rqs}, {sts});"]
-        post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+        after = [f"sw_kept_claim_all(&sw_k, {cnt}, {cond});"]
+        post = [f"if (sw_k.claimed) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
                 f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond}, &sw_k.statuses[sw_i]);",
                 "sw_kept_release(&sw_k);"]
         call = {sts: "sw_k.statuses"}
@@ -229,26 +236,28 @@ def complete(fn: Function, value: str, flag: str | None) -> tuple[list[str], lis
         cnt, rqs, idx, st = split_names(n, "complete", names, ps, 4)
         pre = [f"sw_kept sw_k; sw_keep_requests(&sw_k, {cnt}, {rqs});",
                f"MPI_Status sw_st, *sw_status = {st} == MPI_STATUS_IGNORE ? &sw_st : {st};"]
-        post = [f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+        after = [f"sw_kept_claim_one(&sw_k, {cnt}, {cond}, ({cond}) ? *{idx} : MPI_UNDEFINED);"]
+        post = [f"if (sw_k.claimed) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
                 f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], {cond} && *{idx} == sw_i, sw_status);",
                 "sw_kept_release(&sw_k);"]
         call = {st: "sw_status"}
     elif mode == "some":
         cnt, rqs, outc, idx, sts = split_names(n, "complete", names, ps, 5)
         pre = [f"sw_kept sw_k; sw_keep(&sw_k, {cnt}, {rqs}, {sts});"]
+        after = [f"sw_kept_claim_some(&sw_k, {cnt}, {cond}, {idx}, ({cond}) ? *{outc} : 0);"]
         # Completed entries first (statuses follow the order of the indices),
         # then every other claimed entry goes back.
-        post = [f"if (sw_k.reqs && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
+        post = [f"if (sw_k.claimed && {cond} && *{outc} != MPI_UNDEFINED) for (int sw_i = 0; sw_i < *{outc}; sw_i++) {{ "
                 f"int sw_j = {idx}[sw_i]; if (sw_j < 0 || sw_j >= {cnt}) continue; "
                 f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_j], &sw_k.pending[sw_j], 1, &sw_k.statuses[sw_i]); "
                 f"sw_k.pending[sw_j].flags = 0; }}",
-                f"if (sw_k.reqs) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
+                f"if (sw_k.claimed) for (int sw_i = 0; sw_i < {cnt}; sw_i++) "
                 f"sw_req_settle(sw_th, {fid}, sw_k.reqs[sw_i], &sw_k.pending[sw_i], 0, NULL);",
                 "sw_kept_release(&sw_k);"]
         call = {sts: "sw_k.statuses"}
     else:
         raise SpecError(f"{n}.complete: mode '{mode}' is not one of one, all, any, some")
-    return pre, post, call
+    return pre, after, post, call
 
 
 def wrapper(fn: Function) -> str:
@@ -266,7 +275,7 @@ def wrapper(fn: Function) -> str:
     if life:
         lines += [f"    {stmt}" for stmt in lifecycle(fn, life)]
     else:
-        pre, post, call = body(fn)
+        pre, after, post, call = body(fn)
         recording_call = ", ".join(call.get(p.name, p.name) for p in fn.params)
         lines += ["    sw_thread *sw_th = sw_enter();",
                   f"    if (!sw_th) return sw_r_{n}({fn.call});"]
@@ -274,6 +283,7 @@ def wrapper(fn: Function) -> str:
         lines += ["    uint64_t sw_t0 = sw_ticks();",
                   f"    {ret} rc = sw_r_{n}({recording_call});",
                   "    uint64_t sw_t1 = sw_ticks();"]
+        lines += [f"    {s}" for s in after]
         lines += [f"    {s}" for s in trace_lines(fn)]
         lines += [f"    {s}" for s in post]
         lines += [f"    sw_leave(sw_th, SW_FN_{n}, sw_t0, sw_t1);", "    return rc;"]

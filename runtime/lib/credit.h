@@ -54,12 +54,19 @@ SW_HOT uint64_t sw_bytes(MPI_Count count, MPI_Datatype dt)
 
 /* What an MPI_Get_accumulate moves: with MPI_NO_OP it only fetches (the
  * result buffer; the origin arguments are ignored), with any other op the
- * origin goes to the target and the target's old data comes back. */
+ * origin goes to the target and the target's old data comes back.  The two
+ * types are most often one: its size is looked up once. */
 SW_HOT uint64_t sw_get_accumulate_bytes(MPI_Count origin_count, MPI_Datatype origin_type, MPI_Count result_count,
                                         MPI_Datatype result_type, MPI_Op op)
 {
-    uint64_t fetched = sw_bytes(result_count, result_type);
-    return op == MPI_NO_OP ? fetched : fetched + sw_bytes(origin_count, origin_type);
+    /* A type is only asked its size when its count is positive (else it may be null). */
+    uint64_t result_size = result_count > 0 ? sw_type_size(result_type) : 0;
+    uint64_t fetched = result_count > 0 ? (uint64_t)result_count * result_size : 0;
+    if (op == MPI_NO_OP || origin_count <= 0)
+        return fetched;
+    uint64_t origin_size =
+        result_count > 0 && SW_KEY(origin_type) == SW_KEY(result_type) ? result_size : sw_type_size(origin_type);
+    return fetched + (uint64_t)origin_count * origin_size;
 }
 
 /* Bytes a completed receive or read delivered.  Both MPIs keep that count, in

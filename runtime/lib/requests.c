@@ -106,19 +106,40 @@ void sw_req_start(sw_thread *thread, int fn, MPI_Request r)
     }
 }
 
-/* Wait/Test/Request_free: take r's entry out of the table *before* the MPI
- * call.  Once that call completes a request, MPI may hand the same handle to
- * another thread's new request before this wrapper looks it up again; an
- * entry still in the table would then be credited to, or erased by, the
- * wrong operation.  While the entry is out, no other thread can use r (MPI
- * forbids two concurrent completions of one request). */
+/* Request_free, and Wait/Test under MPI_THREAD_MULTIPLE: take r's entry out
+ * of the table *before* the MPI call.  Once that call completes a request,
+ * MPI may hand the same handle to another thread's new request before this
+ * wrapper looks it up again; an entry still in the table would then be
+ * credited to, or erased by, the wrong operation.  While the entry is out,
+ * no other thread can use r (MPI forbids two concurrent completions of one
+ * request).  With one thread in MPI no new request can take the handle
+ * during the call (a nested call is not recorded): Wait/Test look it up
+ * after the call, and only if the call completed it. */
 static void claim(MPI_Request r, sw_pending *p);
 
-/* sw_req_claim's cases that are not inline: a shared handle (its entries
- * are taken in turn), and any handle under MPI_THREAD_MULTIPLE.  The one
- * case whose entry stays in the table, one thread and a handle not shared,
- * is sw_req_claim's inline path (requests.h). */
+/* sw_req_claim under MPI_THREAD_MULTIPLE: before the call, out of the table. */
 void sw_req_claim_locked(MPI_Request r, sw_pending *p) { claim(r, p); }
+
+/* sw_req_claim_after, one thread: r's call completed it.  A shared handle's
+ * entries are taken in turn (the oldest leaves the table); any other entry
+ * stays where it is, marked SW_REQ_IN_TABLE, for sw_req_settle to erase or
+ * (persistent) keep. */
+void sw_req_claim_completed(MPI_Request r, sw_pending *p)
+{
+    p->flags = 0;
+    if (r == MPI_REQUEST_NULL)
+        return;
+    uintptr_t key = SW_KEY(r);
+    if (sw_request_shared(key)) {
+        claim(r, p);
+        return;
+    }
+    const sw_req *e = entry(sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key));
+    if (e->key == key) {
+        *p = e->op;
+        p->flags |= SW_REQ_IN_TABLE;
+    }
+}
 
 /* MPI_Request_free: the entry leaves the table whatever the threading. */
 void sw_req_take(MPI_Request r, sw_pending *p) { claim(r, p); }
@@ -194,4 +215,18 @@ void sw_req_settle_slow(sw_thread *thread, int fn, MPI_Request r, const sw_pendi
         sw_set_partial();
     }
     sw_mt_unlock(&sw_job.mt_lock);
+}
+
+/* sw_keep beyond SW_STACK_REQS requests: one block for the claimed entries
+ * (8-byte aligned), our statuses if the call needs them, then the handles. */
+int sw_kept_alloc(sw_kept *k, int n, int own_statuses)
+{
+    size_t statuses = own_statuses ? sizeof(MPI_Status) * (size_t)n : 0;
+    char *block = malloc((sizeof(sw_pending) + sizeof(MPI_Request)) * (size_t)n + statuses);
+    if (!(k->heap = block))
+        return 0;
+    k->pending = (sw_pending *)block;
+    k->statuses = own_statuses ? (MPI_Status *)(block + sizeof(sw_pending) * (size_t)n) : NULL;
+    k->reqs = (MPI_Request *)(block + sizeof(sw_pending) * (size_t)n + statuses);
+    return 1;
 }

@@ -77,30 +77,29 @@ extern sw_table sw_requests;
 
 /* The out-of-line parts of sw_req_claim and sw_req_settle (requests.c). */
 void sw_req_claim_locked(MPI_Request r, sw_pending *p);
+void sw_req_claim_completed(MPI_Request r, sw_pending *p);
 void sw_req_settle_slow(sw_thread *thread, int fn, MPI_Request r, const sw_pending *p, int completed, MPI_Status *st);
 
-/* Wait/Test: r's entry, claimed before the MPI call (requests.c says why
- * under MPI_THREAD_MULTIPLE it leaves the table).  With one thread at a time
- * in MPI the entry of a handle that is not shared stays where it is, marked
- * SW_REQ_IN_TABLE: nothing can reuse the handle meanwhile, and a poll that
- * completes nothing then leaves it as it is (sw_req_settle) instead of an
- * erase and an insert.  That case is inline, since every poll of a request
- * that has not completed takes it: a lookup, no call. */
+/* Wait/Test: r's entry, before the MPI call.  Under MPI_THREAD_MULTIPLE it
+ * leaves the table there (requests.c says why).  With one thread at a time
+ * in MPI nothing can reuse a handle during the call, so the entry is looked
+ * up after it, and only for a request the call completed
+ * (sw_req_claim_after): a poll that completes nothing never touches the
+ * table, which is most of what polling costs.  Inline: no call either. */
 SW_HOT void sw_req_claim(MPI_Request r, sw_pending *p)
 {
     p->flags = 0;
-    if (r == MPI_REQUEST_NULL)
-        return;
-    uintptr_t key = SW_KEY(r);
-    if (SW_UNLIKELY(sw_mt) || SW_UNLIKELY(sw_request_shared(key))) {
+    if (SW_UNLIKELY(sw_mt))
         sw_req_claim_locked(r, p);
-        return;
-    }
-    const sw_req *e = sw_slot(&sw_requests, sizeof(sw_req), sw_find(&sw_requests, sizeof(sw_req), sw_handle_hash, key));
-    if (e->key == key) {
-        *p = e->op;
-        p->flags |= SW_REQ_IN_TABLE;
-    }
+}
+
+/* After the call, one thread: the entry of r, if the call completed it
+ * (its handle as the caller passed it).  The entry stays in the table
+ * (SW_REQ_IN_TABLE) until sw_req_settle credits it. */
+SW_HOT void sw_req_claim_after(MPI_Request r, sw_pending *p, int completed)
+{
+    if (SW_LIKELY(!sw_mt) && completed)
+        sw_req_claim_completed(r, p);
 }
 
 /* After the call: credit a completed operation, put back or drop its entry
@@ -115,80 +114,114 @@ SW_HOT void sw_req_settle(sw_thread *thread, int fn, MPI_Request r, const sw_pen
 
 /* Wait/Test families complete several requests at once.  The call overwrites
  * completed handles with MPI_REQUEST_NULL, so the wrapper keeps a copy of the
- * handles and claims their table entries before the call (sw_req_claim), and
- * gives the call real statuses so received sizes are known even when the
- * caller passed MPI_STATUSES_IGNORE.  The wrapper declares an sw_kept, calls
- * sw_keep, passes k.statuses to the real function in place of the caller's
- * argument, settles k.reqs[i] / k.pending[i] after it, then sw_kept_release.
- * If memory for the copies cannot be had, k.reqs is NULL: nothing was
- * claimed and nothing is credited. */
+ * handles, claims their table entries (before the call under
+ * MPI_THREAD_MULTIPLE, sw_keep; else after it, those of the completed
+ * requests only, sw_kept_claim_*), and gives the call real statuses so
+ * received sizes are known even when the caller passed MPI_STATUSES_IGNORE.
+ * The wrapper declares an sw_kept, calls sw_keep, passes k.statuses to the
+ * real function in place of the caller's argument, claims after it, settles
+ * k.reqs[i] / k.pending[i] if k.claimed, then sw_kept_release.  If memory
+ * for the copies cannot be had, k.reqs is NULL: nothing is claimed and
+ * nothing is credited. */
 #define SW_STACK_REQS 32
 typedef struct {
     MPI_Request *reqs;    /* copy of the caller's handles; NULL when nothing was claimed */
     sw_pending *pending;  /* their claimed entries, same order */
     MPI_Status *statuses; /* what the real call writes to: the caller's array, or ours */
-    void *heap;           /* reqs and pending beyond SW_STACK_REQS, one block */
-    MPI_Status *heap_statuses;
+    void *heap;           /* beyond SW_STACK_REQS: pending, statuses, handles in one block */
+    int claimed;          /* pending[0..n) hold the claims (flags 0: none) */
     MPI_Request stack_reqs[SW_STACK_REQS];
     sw_pending stack_pending[SW_STACK_REQS];
     MPI_Status stack_statuses[SW_STACK_REQS];
 } sw_kept;
 
-/* Copies the handles and claims their entries (the "any" family, which
- * returns one status the wrapper handles itself, needs only this).  Inline
- * into the wrapper, as sw_keep: out of line, its call, prologue and
- * epilogue were a third of what a poll of one request added. */
-SW_HOT void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs)
+/* More than SW_STACK_REQS requests: their copies on the heap (requests.c).
+ * 0 when memory is refused (k->reqs is then NULL). */
+int sw_kept_alloc(sw_kept *k, int n, int own_statuses);
+
+/* Copies the handles, and under MPI_THREAD_MULTIPLE claims their entries;
+ * with_statuses: also a status array for the call, the caller's, or ours
+ * when it passed MPI_STATUSES_IGNORE (the "any" family returns one status
+ * the wrapper handles itself).  Inline into the wrapper: out of line, its
+ * call, prologue and epilogue were a third of what a poll of one request
+ * added. */
+SW_HOT void sw_keep_kind(sw_kept *k, int n, const MPI_Request *reqs, MPI_Status *statuses, int with_statuses)
 {
-    k->reqs = NULL;
-    k->pending = k->stack_pending;
-    k->statuses = NULL;
+    int own_statuses = with_statuses && statuses == MPI_STATUSES_IGNORE;
+    k->claimed = 0;
     k->heap = NULL;
-    k->heap_statuses = NULL;
-    MPI_Request *copy = k->stack_reqs;
-    if (n > SW_STACK_REQS) {
-        /* The claimed entries first (8-byte aligned), then the handles. */
-        if (!(k->heap = malloc((sizeof(sw_pending) + sizeof(MPI_Request)) * (size_t)n)))
-            return;
-        k->pending = k->heap;
-        copy = (MPI_Request *)(k->pending + n);
+    if (SW_LIKELY(n <= SW_STACK_REQS)) {
+        k->reqs = k->stack_reqs;
+        k->pending = k->stack_pending;
+        k->statuses = own_statuses ? k->stack_statuses : statuses;
+    } else if (!sw_kept_alloc(k, n, own_statuses)) {
+        k->reqs = NULL;
+        k->statuses = statuses;
+        return;
+    } else if (!own_statuses) {
+        k->statuses = statuses;
     }
-    k->reqs = copy;
-    /* Copied one by one beside the claims: a memcpy of a few handles (often
-     * one) costs more than the loop (a library call or a rep movs). */
-    for (int i = 0; i < n; i++) {
-        copy[i] = reqs[i];
-        sw_req_claim(copy[i], &k->pending[i]);
+    /* One handle (most polls) is one move; gcc turns the loop into a call
+     * to memcpy, which costs more than the whole copy of a few handles. */
+    if (SW_LIKELY(n == 1))
+        k->reqs[0] = reqs[0];
+    else
+        for (int i = 0; i < n; i++)
+            k->reqs[i] = reqs[i];
+    if (SW_UNLIKELY(sw_mt)) {
+        for (int i = 0; i < n; i++)
+            sw_req_claim_locked(k->reqs[i], &k->pending[i]);
+        k->claimed = 1;
     }
 }
 
-/* sw_keep_requests, and a status array for the call: the caller's, or ours
- * when it passed MPI_STATUSES_IGNORE. */
+SW_HOT void sw_keep_requests(sw_kept *k, int n, const MPI_Request *reqs) { sw_keep_kind(k, n, reqs, NULL, 0); }
 SW_HOT void sw_keep(sw_kept *k, int n, const MPI_Request *reqs, MPI_Status *statuses)
 {
-    MPI_Status *heap_statuses = NULL;
-    if (statuses == MPI_STATUSES_IGNORE) {
-        if (n <= SW_STACK_REQS) {
-            statuses = k->stack_statuses;
-        } else if (!(statuses = heap_statuses = malloc(sizeof(MPI_Status) * (size_t)n))) {
-            k->reqs = NULL;
-            k->heap = NULL;
-            k->heap_statuses = NULL;
-            k->statuses = MPI_STATUSES_IGNORE;
-            return;
-        }
+    sw_keep_kind(k, n, reqs, statuses, 1);
+}
+
+/* After the call, one thread: the claims of the completed requests; the
+ * others' entries are marked unclaimed.  Out of the polling path: only a
+ * call that completed something gets past the first test. */
+/* Waitall, Testall: all of them, when the call succeeded (and set its flag). */
+SW_HOT void sw_kept_claim_all(sw_kept *k, int n, int completed)
+{
+    if (SW_LIKELY(!k->claimed) && completed && k->reqs) {
+        for (int i = 0; i < n; i++)
+            sw_req_claim_completed(k->reqs[i], &k->pending[i]);
+        k->claimed = 1;
     }
-    sw_keep_requests(k, n, reqs);
-    k->statuses = statuses;
-    k->heap_statuses = heap_statuses;
+}
+
+/* Waitany, Testany: the one at index (MPI_UNDEFINED: none). */
+SW_HOT void sw_kept_claim_one(sw_kept *k, int n, int completed, int index)
+{
+    if (SW_LIKELY(!k->claimed) && completed && k->reqs && index >= 0 && index < n) {
+        for (int i = 0; i < n; i++)
+            k->pending[i].flags = 0;
+        sw_req_claim_completed(k->reqs[index], &k->pending[index]);
+        k->claimed = 1;
+    }
+}
+
+/* Waitsome, Testsome: those at indices[0..m) (m MPI_UNDEFINED: none). */
+SW_HOT void sw_kept_claim_some(sw_kept *k, int n, int completed, const int *indices, int m)
+{
+    if (SW_LIKELY(!k->claimed) && completed && k->reqs && m > 0) /* MPI_UNDEFINED < 0 */ {
+        for (int i = 0; i < n; i++)
+            k->pending[i].flags = 0;
+        for (int i = 0; i < m; i++)
+            if (indices[i] >= 0 && indices[i] < n)
+                sw_req_claim_completed(k->reqs[indices[i]], &k->pending[indices[i]]);
+        k->claimed = 1;
+    }
 }
 
 static inline void sw_kept_release(sw_kept *k)
 {
     if (SW_UNLIKELY(k->heap != NULL)) /* the usual few requests took no memory: no call to free */
         free(k->heap);
-    if (SW_UNLIKELY(k->heap_statuses != NULL))
-        free(k->heap_statuses);
 }
 
 #endif

@@ -27,8 +27,9 @@ void sw_trace_sendrecv(int fn, uint64_t t0, uint64_t t1, int dest, int sendtag, 
 /* op: the reduction (MPI_OP_NULL for none); root: as passed (-1 for none). */
 void sw_trace_coll(int fn, uint64_t t0, uint64_t t1, MPI_Comm comm, uint64_t bytes, int root, MPI_Op op);
 /* A Wait/Test returned: claimed[] are the request table's entries of the
- * handles as the caller passed them (n of them, claimed before the call,
- * sw_req_claim); done[] the indices that completed (NULL: 0..ndone-1), the
+ * handles as the caller passed them (n of them; those of the completed
+ * requests at least, claimed after the call, sw_req_claim_after: the trace
+ * runs with one thread only); done[] the indices that completed (NULL: 0..ndone-1), the
  * k-th with status sts[k] (sts_by_index: status of index i is sts[i]). */
 void sw_trace_done(int fn, uint64_t t0, uint64_t t1, const sw_pending *claimed, int n, const int *done, int ndone,
                    const MPI_Status *sts, int sts_by_index);
