@@ -180,16 +180,17 @@ static void open_pvars(void)
 }
 
 /* Open MPI's MPI_T_init_thread registers the variables of every installed
- * component of every framework the job has not opened, ignoring the
- * component lists the job asked for, and loads each to do so.  With Debian's
- * Open MPI 4.1 that loads the MTL components (ofi, psm, psm2; the site's
- * `mtl = ^ofi` and the ob1 PML leave them unloaded at MPI_Init), whose
- * libraries (libpsm_infinipath, libpsm2, through libfabric) each spend
- * 100 ms in a constructor: 0.2 s per rank, in the job's wall time.  So when
- * the job did not open the MTL framework, it is registered here first with
- * component loading switched off for that one call: the framework's own
- * variables are registered, its components' are not (they cannot be in
- * force: no MTL was selected), and the section's flags say so.
+ * component of every framework not open after MPI_Init, ignoring the
+ * component lists in force, and loads each to do so.  With Debian's Open
+ * MPI 4.1 that reloads the MTL components: the cm PML loads psm and psm2
+ * (ofi is excluded by the site's `mtl = ^ofi`) to choose at MPI_Init and
+ * unloads them when ob1 wins; MPI_T then loads ofi, psm2 and psm again,
+ * and the constructors of libpsm2 and libpsm_infinipath spend 100 ms each
+ * once more: 0.2 s per rank, in the job's wall time.  So when the MTL
+ * framework is not registered after MPI_Init, it is registered here first
+ * with component loading switched off for that one call: the framework's
+ * own variables are registered, its components' are not (none of them is
+ * in force: no MTL was selected), and the section's flags say so.
  * SCALEWISE_MPIT=all keeps the library's full registration (docs/mpit.md). */
 #ifdef OPEN_MPI
 static void register_mtl_unloaded(void)

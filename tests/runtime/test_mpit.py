@@ -100,8 +100,8 @@ def test_pvar_cap_keeps_that_many_and_says_so(mpi_job, program):
 
 
 def test_openmpi_unopened_mtl_is_registered_without_its_components_unless_all(mpi_job, program):
-    """Debian's Open MPI 4.1 excludes the ofi MTL and the job runs ob1, so no MTL is
-    opened: by default its components are not loaded for MPI_T (their libraries'
+    """The job runs ob1, so the MTL framework is closed after MPI_Init: by default
+    its components are not loaded again for MPI_T (their libraries'
     constructors cost 0.2 s per rank, docs/mpit.md "Cost") and the flag says so;
     SCALEWISE_MPIT=all loads them and lists their control variables.  The pvars
     read are the same either way."""
