@@ -94,3 +94,4 @@ def test_page_says_when_the_mtl_components_variables_are_not_listed(browser, art
     summary = browser.evaluate("document.querySelector('#cvar-list summary').textContent")
     assert summary.startswith("Settings in force: 2 control variables on rank 0")
     assert ("SCALEWISE_MPIT=all lists them" in summary) is unloaded
+    assert analyse(p).to_json_dict()["mpit"]["mtl_unloaded"] is unloaded
