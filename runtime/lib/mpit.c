@@ -195,7 +195,7 @@ static void open_pvars(void)
 #ifdef OPEN_MPI
 static void register_mtl_unloaded(void)
 {
-    int (*is_registered)(void *) = (int (*)(void *))dlsym(RTLD_DEFAULT, "mca_base_framework_is_registered");
+    _Bool (*is_registered)(void *) = (_Bool(*)(void *))dlsym(RTLD_DEFAULT, "mca_base_framework_is_registered");
     int (*do_register)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "mca_base_framework_register");
     _Bool *no_dlopen = dlsym(RTLD_DEFAULT, "mca_base_component_disable_dlopen");
     void *mtl = dlsym(RTLD_DEFAULT, "ompi_mtl_base_framework");
