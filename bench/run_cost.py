@@ -8,6 +8,7 @@ Barrier, Finalize) and NetPIPE with a fixed repeat count when it is
 installed; prints each side's median wall time and the difference.
 
 usage: run_cost.py [--rounds 9] [--flavours openmpi,mpich] [--jobs hello,netpipe] [--quiet-too] [--before SRC]
+                   [--quiet-env NAME=VALUE]
 
 --before SRC adds a side: `scalewise run` from another checkout's src/
 (e.g. `git archive HEAD~3 src | tar -x -C /tmp/before`), with this
@@ -15,6 +16,11 @@ checkout's venv and build, to measure a change side by side (and, with
 --quiet-too, its `--quiet` too).  Each side prints its median wall time
 minus the bare job's, and its median CPU seconds (user + system of all its
 processes) minus the bare job's.
+
+--quiet-env NAME=VALUE adds a side: `scalewise run --quiet` with that
+variable set (it reaches every rank, as every SCALEWISE_* does), e.g.
+SCALEWISE_MPIT=all for the runtime's MPI_T as it was before the MTL rule
+(docs/mpit.md "Cost").
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ def wall(argv: list[str], cwd: Path) -> tuple[float, float]:
 def _sides(a: argparse.Namespace) -> list[str]:
     """The wrapped sides, in the order their columns are printed."""
     return ["wrapped"] + (["quiet"] if a.quiet_too else []) + (["before"] if a.before else []) \
-        + (["before quiet"] if a.before and a.quiet_too else [])
+        + (["before quiet"] if a.before and a.quiet_too else []) + ([f"quiet {a.quiet_env}"] if a.quiet_env else [])
 
 
 def main() -> int:
@@ -72,6 +78,7 @@ def main() -> int:
     ap.add_argument("--quiet-too", action="store_true", help="also time `scalewise run --quiet` (no summary)")
     ap.add_argument("--before", type=Path, help="also time `scalewise run` from this source tree's src/")
     ap.add_argument("--jobs", default="hello,netpipe", help="which jobs: hello, netpipe")
+    ap.add_argument("--quiet-env", metavar="NAME=VALUE", help="also time `scalewise run --quiet` with this variable set")
     a = ap.parse_args()
     print(f"{'MPI':8} {'job':14} {'bare median s':>14} " + " ".join(f"{s + ': added s':>22} {s + ': added CPU s':>26}"
                                                                for s in _sides(a)))
@@ -92,6 +99,9 @@ def main() -> int:
                     sides["before"] = [*before, "-o", str(tmpd / "logs"), "--", *line]
                     if a.quiet_too:
                         sides["before quiet"] = [*before, "--quiet", "-o", str(tmpd / "logs"), "--", *line]
+                if a.quiet_env:
+                    sides[f"quiet {a.quiet_env}"] = ["env", a.quiet_env, str(SCALEWISE), "run", "--quiet", "-o",
+                                                     str(tmpd / "logs"), "--", *line]
                 times: dict[str, list[float]] = {k: [] for k in sides}
                 cpu: dict[str, list[float]] = {k: [] for k in sides}
                 wall(line, tmpd)  # warm the page cache

@@ -78,7 +78,8 @@ void sw_load_config(void)
     c->max_cvars = env_uint("SCALEWISE_MPIT_MAX_CVARS", 4096);
     c->max_phases = env_uint("SCALEWISE_MAX_PHASES", 64);
     c->sites = env_on("SCALEWISE_SITES");
-    c->mpit = env_on("SCALEWISE_MPIT");
+    const char *m = getenv("SCALEWISE_MPIT");
+    c->mpit = !env_on("SCALEWISE_MPIT") ? 0 : m && strcmp(m, "all") == 0 ? SW_MPIT_ALL : 1;
     const char *h = getenv("SCALEWISE_HOT_LOCAL");
     sw_hot_local = h && *h && strcmp(h, "0") != 0;
     /* Merging takes bins in pairs: an odd count is rounded up. */

@@ -139,11 +139,14 @@ typedef struct {
 #undef SW_PMPI_FIELD
 extern sw_pmpi_table sw_pmpi;
 
+/* SCALEWISE_MPIT=all: let MPI_T register every installed component (mpit.c). */
+#define SW_MPIT_ALL 2
+
 typedef struct {
     int disabled;       /* SCALEWISE_DISABLE */
     int quiet;          /* SCALEWISE_QUIET */
     int sites;          /* SCALEWISE_SITES: record call sites (on unless 0) */
-    int mpit;           /* SCALEWISE_MPIT: read MPI_T variables (on unless 0) */
+    int mpit;           /* SCALEWISE_MPIT: read MPI_T variables (on unless 0; SW_MPIT_ALL: "all", mpit.c) */
     unsigned max_peers; /* SCALEWISE_MAX_PEERS, per thread */
     unsigned max_requests;
     unsigned max_comms;

@@ -179,6 +179,37 @@ static void open_pvars(void)
     }
 }
 
+/* Open MPI's MPI_T_init_thread registers the variables of every installed
+ * component of every framework not open after MPI_Init, ignoring the
+ * component lists in force, and loads each to do so.  With Debian's Open
+ * MPI 4.1 that reloads the MTL components: the cm PML loads psm and psm2
+ * (ofi is excluded by the site's `mtl = ^ofi`) to choose at MPI_Init and
+ * unloads them when ob1 wins; MPI_T then loads ofi, psm2 and psm again,
+ * and the constructors of libpsm2 and libpsm_infinipath spend 100 ms each
+ * once more: 0.2 s per rank, in the job's wall time.  So when the MTL
+ * framework is not registered after MPI_Init, it is registered here first
+ * with component loading switched off for that one call: the framework's
+ * own variables are registered, its components' are not (none of them is
+ * in force: no MTL was selected), and the section's flags say so.
+ * SCALEWISE_MPIT=all keeps the library's full registration (docs/mpit.md). */
+#ifdef OPEN_MPI
+static void register_mtl_unloaded(void)
+{
+    _Bool (*is_registered)(void *) = (_Bool(*)(void *))dlsym(RTLD_DEFAULT, "mca_base_framework_is_registered");
+    int (*do_register)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "mca_base_framework_register");
+    _Bool *no_dlopen = dlsym(RTLD_DEFAULT, "mca_base_component_disable_dlopen");
+    void *mtl = dlsym(RTLD_DEFAULT, "ompi_mtl_base_framework");
+    if (!is_registered || !do_register || !no_dlopen || !mtl || is_registered(mtl))
+        return;
+    _Bool was = *no_dlopen;
+    *no_dlopen = 1;
+    int rc = do_register(mtl, 0); /* MCA_BASE_REGISTER_DEFAULT */
+    *no_dlopen = was;
+    if (rc == 0) /* OPAL_SUCCESS */
+        mpit.flags |= SW_MPIT_MTL_UNLOADED;
+}
+#endif
+
 /* After PMPI_Init: MPI_T_init_thread, handles for the pvars we read, started. */
 static void start_mpit(void)
 {
@@ -188,7 +219,13 @@ static void start_mpit(void)
     mpit.status = SW_MPIT_UNAVAILABLE;
     mpit.world = MPI_COMM_WORLD;
     mpit.session = MPI_T_PVAR_SESSION_NULL;
-    if (!sw_pmpi.has_mpit || sw_pmpi.T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    if (!sw_pmpi.has_mpit)
+        return;
+#ifdef OPEN_MPI
+    if (sw_job.cfg.mpit != SW_MPIT_ALL)
+        register_mtl_unloaded();
+#endif
+    if (sw_pmpi.T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return;
     mpit.status = SW_MPIT_READ;
     open_pvars();

@@ -6,6 +6,7 @@ force; a run without readings says why."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from support.chromium import Chromium
@@ -82,3 +83,15 @@ def test_terminal_and_json_carry_the_readings():
     d = analyse(p).to_json_dict()["mpit"]
     assert d["status"] == "read" and d["cvars"]["btl"] == "self,vader"
     assert {r["variable"]: r["max"] for r in d["pvars"]} == {"queue_length": 3, "queue_highwater": 6, "idle_counter": 0}
+
+
+@pytest.mark.parametrize("unloaded", [True, False])
+def test_page_says_when_the_mtl_components_variables_are_not_listed(browser, artifacts, unloaded):
+    p = with_mpit(halo_profile(2, 1))
+    p = replace(p, mpit=replace(p.mpit, mtl_unloaded=unloaded))
+    browser.open(write_html(artifacts / f"mpit-mtl-{unloaded}.html", p, analyse(p)))
+    assert browser.errors() == []
+    summary = browser.evaluate("document.querySelector('#cvar-list summary').textContent")
+    assert summary.startswith("Settings in force: 2 control variables on rank 0")
+    assert ("SCALEWISE_MPIT=all lists them" in summary) is unloaded
+    assert analyse(p).to_json_dict()["mpit"]["mtl_unloaded"] is unloaded

@@ -97,3 +97,30 @@ def test_application_using_mpit_itself_is_unaffected(mpi_job, program, flavour):
 def test_pvar_cap_keeps_that_many_and_says_so(mpi_job, program):
     p = load_job(mpi_job, program, "openmpi", "pvar-cap", "ring.c", RING, {"SCALEWISE_MPIT_MAX_PVARS": "1"})
     assert p.mpit.pvars_capped and p.pvars.groupby("rank").size().tolist() == [1, 1]
+
+
+def test_openmpi_unopened_mtl_is_registered_without_its_components_unless_all(mpi_job, program):
+    """The job runs ob1, so the MTL framework is closed after MPI_Init: by default
+    its components are not loaded again for MPI_T (their libraries'
+    constructors cost 0.2 s per rank, docs/mpit.md "Cost") and the flag says so;
+    SCALEWISE_MPIT=all loads them and lists their control variables.  The pvars
+    read are the same either way."""
+    eager = {"OMPI_MCA_btl_vader_eager_limit": "8192"}
+    lean = load_job(mpi_job, program, "openmpi", "mtl-lean", "unexpected.c", [], eager)
+    full = load_job(mpi_job, program, "openmpi", "mtl-all", "unexpected.c", [], {**eager, "SCALEWISE_MPIT": "all"})
+    assert lean.mpit.status == full.mpit.status == "read"
+    assert lean.mpit.mtl_unloaded and not full.mpit.mtl_unloaded
+    component = ("mtl_ofi_", "mtl_psm_", "mtl_psm2_", "opal_common_ofi_")
+    dropped = {name for name in full.mpit.cvars if name.startswith(component)}
+    assert "mtl_ofi_provider_include" in dropped and "mtl_psm2_priority" in dropped
+    assert not any(name.startswith(component) for name in lean.mpit.cvars)
+    assert set(lean.mpit.cvars) == set(full.mpit.cvars) - dropped  # nothing else is lost
+    assert lean.mpit.cvars["mtl"] == full.mpit.cvars["mtl"] == "^ofi"  # the framework's own variables stay
+    assert set(lean.pvars["variable"]) == set(full.pvars["variable"])
+    q = lean.pvars[lean.pvars["variable"] == "pml_ob1_unexpected_msgq_length"].set_index("rank")
+    assert q.loc[1, "value"] == UNEXPECTED
+
+
+def test_mpich_is_untouched_by_the_mtl_rule(mpi_job, program):
+    p = load_job(mpi_job, program, "mpich", "mtl", "ring.c", RING)
+    assert p.mpit.status == "read" and not p.mpit.mtl_unloaded and p.mpit.cvars

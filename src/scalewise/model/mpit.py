@@ -39,11 +39,14 @@ def no_pvars() -> pd.DataFrame:
 @dataclass(frozen=True)
 class MpitInfo:
     """The run's MPI_T section: ``status`` (STATUS_*; None: the log has no
-    such section), whether a cap cut the pvars or cvars, the cvars in force
-    on rank 0 (name -> value as text) and each pvar's description."""
+    such section), whether a cap cut the pvars or cvars, whether Open MPI's
+    MTL components were left unloaded (``mtl_unloaded``: the job selected
+    no MTL, so their cvars are not listed; docs/mpit.md "Cost"), the cvars in
+    force on rank 0 (name -> value as text) and each pvar's description."""
 
     status: str | None = None
     pvars_capped: bool = False
     cvars_capped: bool = False
+    mtl_unloaded: bool = False
     cvars: dict[str, str] = field(default_factory=dict)
     descriptions: dict[str, str] = field(default_factory=dict)

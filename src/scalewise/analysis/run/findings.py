@@ -56,6 +56,7 @@ class RunAnalysis:
     pvars: pd.DataFrame = field(default_factory=pd.DataFrame)
     mpit_status: str | None = None
     cvars: dict[str, str] = field(default_factory=dict)
+    mtl_unloaded: bool = False  # Open MPI's MTL components' cvars not listed (docs/mpit.md "Cost")
     timeline: Timeline | None = None
     phases: pd.DataFrame = field(default_factory=pd.DataFrame)
     phase_functions: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -90,7 +91,8 @@ class RunAnalysis:
                        "rma_total": v.rma_total, "io_total": v.io_total, "per_rank_total": asdict(v.per_rank_total),
                        "per_rank": _records(v.per_rank)},
             "call_sites": _records(self.sites),
-            "mpit": {"status": self.mpit_status, "pvars": _records(self.pvars), "cvars": self.cvars},
+            "mpit": {"status": self.mpit_status, "pvars": _records(self.pvars), "cvars": self.cvars,
+                     "mtl_unloaded": self.mtl_unloaded},
             "timeline": None if self.timeline is None else {
                 "bin_width": self.timeline.width, "bins": _records(self.timeline.over_time),
                 "per_rank": [{"rank": int(rank), "mpi_share": row.tolist()}
@@ -296,6 +298,7 @@ def analyse(profile: Profile) -> RunAnalysis:
         pvars=pvar_table(profile),
         mpit_status=profile.mpit.status,
         cvars=dict(profile.mpit.cvars),
+        mtl_unloaded=profile.mpit.mtl_unloaded,
         timeline=timeline(profile),
         phases=phase_table(profile),
         phase_functions=phase_function_table(profile),

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""CPU seconds of the imports a `scalewise run` summary could need, each in a
+fresh interpreter: what a lean summary path may afford within 0.3 s.
+
+Each row is `python -c "import X"` (user + system, median over the rounds,
+alternating rows in one session), and the same minus the bare interpreter.
+
+usage: import_cost.py [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+PYTHON = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "python"
+ROWS = {
+    "interpreter": "pass",
+    "numpy": "import numpy",
+    "pandas (with numpy, pyarrow)": "import pandas",
+    "pyarrow": "import pyarrow",
+    "pydantic": "import pydantic",
+    "rich (console, table)": "import rich.console, rich.table",
+    "pyelftools": "import elftools.elf.elffile",
+    "log container (struct, zlib)": "import scalewise.logfile.container",
+    "log reader": "import scalewise.logfile.reader",
+    "log reader + terminal summary": "import scalewise.logfile.reader, scalewise.report.run.terminal",
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    a = ap.parse_args()
+    cpu: dict[str, list[float]] = {k: [] for k in ROWS}
+    for _ in range(a.rounds):
+        for name, code in ROWS.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([str(PYTHON), "-c", code], check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    base = statistics.median(cpu["interpreter"])
+    print(f"{'import':32} {'CPU s':>7} {'minus interpreter':>18}")
+    for name, values in cpu.items():
+        med = statistics.median(values)
+        print(f"{name:32} {med:7.3f} {med - base:18.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
