@@ -182,6 +182,8 @@ typedef struct {
      * MPI_Init's entry, the set-up after PMPI_Init, the modules' start inside
      * the window, MPI_Finalize's entry; and one clock read's cost (ticks). */
     uint64_t own_init_entry, own_init_ticks, own_window_ticks, own_fin_start, own_clock_read;
+    /* Open MPI's MTL components left unloaded for MPI_T (mpit.c): the log's meta says so. */
+    int mpit_mtl_unloaded;
     volatile int partial;
     int abort_code;
     sw_config cfg;

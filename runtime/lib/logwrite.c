@@ -106,6 +106,8 @@ static void pack_meta(sw_buf *b, unsigned log_flags)
         puts_(b, ",\"slurm_job_id\":");
         json_str(b, job);
     }
+    if (sw_job.mpit_mtl_unloaded)
+        puts_(b, ",\"mpit_mtl_unloaded\":true");
     if (log_flags & SW_LOG_ABORTED) {
         snprintf(num, sizeof num, ",\"aborted_by_rank\":%d,\"abort_errorcode\":%d", sw_job.rank, sw_job.abort_code);
         puts_(b, num);

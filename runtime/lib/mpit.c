@@ -190,7 +190,8 @@ static void open_pvars(void)
  * framework is not registered after MPI_Init, it is registered here first
  * with component loading switched off for that one call: the framework's
  * own variables are registered, its components' are not (none of them is
- * in force: no MTL was selected), and the section's flags say so.
+ * in force: no MTL was selected), and the log's meta says so (an optional key,
+ * which readers that do not know it skip).
  * SCALEWISE_MPIT=all keeps the library's full registration (docs/mpit.md). */
 #ifdef OPEN_MPI
 static void register_mtl_unloaded(void)
@@ -206,7 +207,7 @@ static void register_mtl_unloaded(void)
     int rc = do_register(mtl, 0); /* MCA_BASE_REGISTER_DEFAULT */
     *no_dlopen = was;
     if (rc == 0) /* OPAL_SUCCESS */
-        mpit.flags |= SW_MPIT_MTL_UNLOADED;
+        sw_job.mpit_mtl_unloaded = 1;
 }
 #endif
 

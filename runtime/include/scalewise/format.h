@@ -51,7 +51,6 @@
 #define SW_MPIT_UNAVAILABLE 2 /* the library has no MPI_T, or MPI_T_init_thread failed */
 #define SW_MPIT_PVARS_CAPPED 0x1u /* more pvars than SCALEWISE_MPIT_MAX_PVARS, or one with too many values */
 #define SW_MPIT_CVARS_CAPPED 0x2u /* more cvars than SCALEWISE_MPIT_MAX_CVARS */
-#define SW_MPIT_MTL_UNLOADED 0x4u /* Open MPI: the MTL framework, closed after MPI_Init, registered without its components */
 #define SW_MPIT_U64 0  /* pvar value kind: unsigned 64-bit integer */
 #define SW_MPIT_F64 1  /* pvar value kind: IEEE 754 double */
 #define SW_MPIT_BIND_NONE 0  /* pvar bound to no object */

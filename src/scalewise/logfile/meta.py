@@ -38,6 +38,7 @@ class Meta(BaseModel):
     slurm_job_id: _Short | None = None
     aborted_by_rank: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
     abort_errorcode: _Int32 | None = None
+    mpit_mtl_unloaded: bool | None = None  # Open MPI: MPI_T left the MTL components unloaded (docs/mpit.md)
 
     @model_validator(mode="before")
     @classmethod

@@ -52,12 +52,12 @@ def _named_texts(c: _Cursor, cap: int, what: str) -> dict[str, str]:
 
 def _head(c: _Cursor) -> MpitInfo:
     status, flags = c.take("II")
-    if status not in STATUSES or flags & ~(L.MPIT_PVARS_CAPPED | L.MPIT_CVARS_CAPPED | L.MPIT_MTL_UNLOADED):
+    if status not in STATUSES or flags & ~(L.MPIT_PVARS_CAPPED | L.MPIT_CVARS_CAPPED):
         raise ValueError(f"unknown status {status} or flags {flags:#x}")
     cvars = _named_texts(c, L.MPIT_MAX_VALUE, "control variable")
     descriptions = _named_texts(c, L.MPIT_MAX_DESC, "performance variable")
     return MpitInfo(status=STATUSES[status], pvars_capped=bool(flags & L.MPIT_PVARS_CAPPED),
-                    cvars_capped=bool(flags & L.MPIT_CVARS_CAPPED), mtl_unloaded=bool(flags & L.MPIT_MTL_UNLOADED),
+                    cvars_capped=bool(flags & L.MPIT_CVARS_CAPPED),
                     cvars=cvars, descriptions=descriptions)
 
 

@@ -12,6 +12,7 @@ file's size.  Unknown sections (a newer minor version) are skipped unread.
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -236,6 +237,8 @@ def read_profile(path) -> Profile:
     if capped:
         flags.add("phases_capped")
     mpit, pvars = _mpit(r, order, secs, present)
+    if meta.get("mpit_mtl_unloaded") is True:  # an optional meta key (docs/log-format.md)
+        mpit = replace(mpit, mtl_unloaded=True)
     return Profile(meta=meta, path=str(r.path), flags=frozenset(flags), sites=sites, mpit=mpit, pvars=pvars, **frames,
                    **timeline)
 
