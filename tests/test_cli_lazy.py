@@ -44,7 +44,7 @@ def test_help_lists_each_command_with_its_own_help(width):
     for name, (_, summary) in COMMANDS.items():
         command = cli.commands[name]
         limit = width - 6 - max(len(n) for n in COMMANDS)
-        assert click.utils.make_default_short_help(summary, limit) == command.get_short_help_str(limit), name
+        assert click.Command(name, help=summary).get_short_help_str(limit) == command.get_short_help_str(limit), name
 
 
 def test_every_command_resolves_and_study_keeps_its_report():

@@ -49,7 +49,8 @@ class OneLineErrors(click.Group):
                     continue
                 rows.append((name, command.get_short_help_str(limit)))
             else:
-                rows.append((name, click.utils.make_default_short_help(summary, limit)))
+                # shortened by click's own rule, as the imported command's help would be
+                rows.append((name, click.Command(name, help=summary).get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
