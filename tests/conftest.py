@@ -39,6 +39,21 @@ def write_study(tmp_path):
     return write
 
 
+@pytest.fixture
+def under(monkeypatch):
+    """under(name) -> the PyPI MPI's identity (tests/support/pypi_mpis.py), this process's environment
+    that of its module loaded, installed if missing: what the commands that launch from PATH read
+    (calibrate, memory, the emulated nodes' launchers, the runtime builds)."""
+    from support.pypi_mpis import IDENTITIES, loaded_env
+
+    def load(name: str) -> str:
+        for key, value in loaded_env(name).items():
+            if os.environ.get(key) != value:
+                monkeypatch.setenv(key, value)
+        return IDENTITIES[name]
+    return load
+
+
 def pytest_collection_modifyitems(items):
     """Tests on emulated nodes change the host's network interfaces: mark them so they run apart."""
     for item in items:

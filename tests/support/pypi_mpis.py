@@ -65,3 +65,14 @@ def loaded_env(name: str) -> dict[str, str]:
     for key in ("SCALEWISE_DISABLE", "SCALEWISE_LOGDIR", "SCALEWISE_LOGFILE", "MPICC", "MPICC_ABI"):
         out.pop(key, None)
     return out
+
+
+# A study's own names for the PyPI MPIs, each bound to its prefix with the variable its module sets
+# beside PATH ("{prefix}" is the study's own placeholder).
+_BINDINGS = {"openmpi5": ', env: {OPAL_PREFIX: "{prefix}"}', "mpich5": "", "intelmpi": ', env: {I_MPI_ROOT: "{prefix}"}'}
+
+
+def study_bindings() -> str:
+    """The `mpis:` entries of a study file naming each PyPI MPI (installed if missing), one per line."""
+    return "".join(f"  {name}: {{prefix: {install(name)}{extra}}}\n" for name, extra in _BINDINGS.items())
+
