@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.table import Table
@@ -55,3 +58,24 @@ def run_once(cmd: list[str], preload: Path | None, log: Path,
         elif "vm_hwm_kib" in fields:
             res["hwm"] = int(fields["vm_hwm_kib"])
     return res
+
+
+@contextmanager
+def on_emulated_cluster() -> Iterator[Path]:
+    """The frame of a bench on the emulated cluster: this process and the ranks it starts ahead of
+    the host's other work, the cluster lock held, no cluster up before or after, a scratch folder;
+    the load average printed before and after."""
+    from scalewise.cluster import cluster_down
+    from scalewise.cluster.dedicated import ahead_of_others
+    from scalewise.cluster.lock import cluster_lock
+
+    ahead_of_others()
+    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
+    with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
+        try:
+            cluster_down()
+            yield Path(tmp)
+        finally:
+            cluster_down()
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+

@@ -20,16 +20,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from common import ROOT
-from scalewise.cluster.dedicated import ahead_of_others
-from scalewise.cluster import cluster_down
+from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import parse_rate, rate_text
-from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -162,27 +158,20 @@ def main() -> int:
     ap.add_argument("--held-out", default="ocean,amr,400mbit", type=lambda s: s.split(","),
                     help="apps and link rates never used while fitting or changing the model")
     a = ap.parse_args()
-    ahead_of_others()
-    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     table = []
-    with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
-        try:
-            cluster_down()
-            nets = {flavour: calibrated(a, flavour) for flavour in a.flavours}
-            for flavour, by_rate in nets.items():
-                for rate, net in by_rate.items():
-                    print(f"{flavour} {rate}: payload share {net.shaping.payload_share:.3f}, "
-                          f"doubts {net.doubts or 'none'}", flush=True)
-            runs: dict[str, dict] = {flavour: {} for flavour in a.flavours}
-            for k in range(a.repeats):
-                for flavour in a.flavours:
-                    record_round(a, flavour, k, runs[flavour], Path(tmp))
-                print(f"round {k + 1} of {a.repeats} recorded", flush=True)
+    with on_emulated_cluster() as tmp:
+        nets = {flavour: calibrated(a, flavour) for flavour in a.flavours}
+        for flavour, by_rate in nets.items():
+            for rate, net in by_rate.items():
+                print(f"{flavour} {rate}: payload share {net.shaping.payload_share:.3f}, "
+                      f"doubts {net.doubts or 'none'}", flush=True)
+        runs: dict[str, dict] = {flavour: {} for flavour in a.flavours}
+        for k in range(a.repeats):
             for flavour in a.flavours:
-                table += cells(a, flavour, runs[flavour], nets[flavour])
-        finally:
-            cluster_down()
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+                record_round(a, flavour, k, runs[flavour], Path(tmp))
+            print(f"round {k + 1} of {a.repeats} recorded", flush=True)
+        for flavour in a.flavours:
+            table += cells(a, flavour, runs[flavour], nets[flavour])
     print("| MPI | app | recorded | predicted for | measured wall | predicted wall | wall error, every round "
           "| cell's median | measured MPI share | predicted | points | spread of the measured runs |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -19,17 +19,14 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from common import ROOT
+from common import ROOT, on_emulated_cluster
 from whatif_cluster import link_network, summary, traced
 from scalewise.cluster import cluster_down
-from scalewise.cluster.dedicated import ahead_of_others
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.links import parse_rate, rate_text
-from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -157,22 +154,15 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args()
-    ahead_of_others()
-    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     table = []
-    with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
-        try:
-            cluster_down()
-            links, shms = calibrate(a)
-            runs: dict = {}
-            for k in range(a.repeats):
-                record_round(a, k, runs, Path(tmp))
-                print(f"round {k + 1} of {a.repeats} recorded (load {os.getloadavg()[0]:.2f})", flush=True)
-            for flavour in a.flavours:
-                table += cells(a, flavour, runs, links[flavour], shms[flavour])
-        finally:
-            cluster_down()
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    with on_emulated_cluster() as tmp:
+        links, shms = calibrate(a)
+        runs: dict = {}
+        for k in range(a.repeats):
+            record_round(a, k, runs, Path(tmp))
+            print(f"round {k + 1} of {a.repeats} recorded (load {os.getloadavg()[0]:.2f})", flush=True)
+        for flavour in a.flavours:
+            table += cells(a, flavour, runs, links[flavour], shms[flavour])
     print(f"| MPI | app | predicted for ({rate_text(parse_rate(a.rate))}) | measured wall | predicted wall "
           "| wall error, every round | at the measured compute | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "

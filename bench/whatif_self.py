@@ -15,16 +15,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from common import ROOT
-from scalewise.cluster.dedicated import ahead_of_others
-from scalewise.cluster import cluster_down
+from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import parse_rate, rate_text
-from scalewise.cluster.lock import cluster_lock
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -61,43 +57,36 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
     a = ap.parse_args()
-    ahead_of_others()
-    print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     rows, everything = [], []
-    with cluster_lock(), tempfile.TemporaryDirectory() as tmp:
-        try:
-            cluster_down()
-            for flavour in a.flavours:
-                for rate in a.rates:
-                    c = cluster_up(2, parse_rate(rate))
-                    on_nodes = pair_launcher(c, flavour, "whatif_self")
-                    cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
-                                                     shaping=cluster_shaping(c), launcher=on_nodes,
-                                                     measure_duplex=True)
-                    s = cal.network.shaping
-                    o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
-                    print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
-                          f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
-                    for app in a.apps:
-                        errs, shares, hosts = [], [], []
-                        for k in range(a.repeats):
-                            exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
-                            log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
-                            profile, tr = read_profile(log), read_trace(trace)
-                            host = host_costs(profile, tr.nranks)
-                            hosts.append(host.per_message.mean())
-                            w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
-                            e = against_measured(w).iloc[0]
-                            errs.append(float(e["wall_change"]))
-                            shares.append(float(e["mpi_share_points"]))
-                            measured = float(w.summary.iloc[0]["wall_time"])
-                        rows.append((flavour, app, rate, measured, errs, shares))
-                        everything += errs
-                        print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)} (host cost per "
-                              f"message, mean of the ranks: {', '.join(f'{h * 1e6:.1f} us' for h in hosts)})", flush=True)
-        finally:
-            cluster_down()
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    with on_emulated_cluster() as tmp:
+        for flavour in a.flavours:
+            for rate in a.rates:
+                c = cluster_up(2, parse_rate(rate))
+                on_nodes = pair_launcher(c, flavour, "whatif_self")
+                cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
+                                                 shaping=cluster_shaping(c), launcher=on_nodes,
+                                                 measure_duplex=True)
+                s = cal.network.shaping
+                o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
+                print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
+                      f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
+                for app in a.apps:
+                    errs, shares, hosts = [], [], []
+                    for k in range(a.repeats):
+                        exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
+                        log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
+                        profile, tr = read_profile(log), read_trace(trace)
+                        host = host_costs(profile, tr.nranks)
+                        hosts.append(host.per_message.mean())
+                        w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
+                        e = against_measured(w).iloc[0]
+                        errs.append(float(e["wall_change"]))
+                        shares.append(float(e["mpi_share_points"]))
+                        measured = float(w.summary.iloc[0]["wall_time"])
+                    rows.append((flavour, app, rate, measured, errs, shares))
+                    everything += errs
+                    print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)} (host cost per "
+                          f"message, mean of the ranks: {', '.join(f'{h * 1e6:.1f} us' for h in hosts)})", flush=True)
     print("| MPI | app | link | measured wall (last round) | wall error, every round | median | "
           "MPI share points, every round |")
     print("|---|---|---|---|---|---|---|")
