@@ -6,11 +6,20 @@ on the node's address, so Slurm sees N machines.  slurmctld listens on the
 host's side of the bridge.  munged is reached through its socket file, which
 every node sees (the nodes share the host's file system).  Nothing is
 written to /etc: clients find this Slurm through ``SLURM_CONF``.
+
+Each slurmd runs in a mount namespace of its own that sees the cluster's
+hosts file as /etc/hosts, so its jobs resolve names as on a real cluster:
+each node's name to its address, the host's name to the host's side of the
+bridge.  Hydra's mpiexec inside an allocation tells its proxies where to
+call back by host name (``swnode1`` in a batch script, the host's name
+under salloc); without this the names do not resolve in the nodes, or
+resolve to the loopback.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -62,11 +71,24 @@ def _config(cluster) -> str:
         f"PartitionName=swcluster Nodes={NODE_PREFIX}[1-{n}] Default=YES MaxTime=INFINITE State=UP", ""])
 
 
+def hosts_file(cluster) -> str:
+    """/etc/hosts as the cluster's jobs see it: the nodes, and the host by its own names at the bridge."""
+    host = socket.gethostname()
+    names = " ".join(dict.fromkeys([host, host.split(".")[0]]))
+    return "\n".join(["127.0.0.1 localhost", f"{HOST_ADDRESS} {names}",
+                      *(f"{node.address} {node.name}" for node in cluster.nodes), ""])
+
+
 def start_slurm(cluster, timeout: float = 30) -> Path:
     """Start munged, slurmctld and one slurmd per node; wait until every node is idle.  Returns SLURM_CONF."""
     stop_all()
-    # Inside the node, on its cores: its hostname is its Slurm node name.
-    start_daemons(BASE, _config(cluster), {name: [str(cluster.agent), name, "slurmd"] for name in cluster.hostnames},
+    hosts = BASE / "etc" / "hosts"
+    hosts.parent.mkdir(parents=True, exist_ok=True)
+    hosts.write_text(hosts_file(cluster))
+    # Inside the node, on its cores (its hostname is its Slurm node name), seeing the cluster's hosts file.
+    slurmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+              shlex.quote(f"mount --bind {hosts} /etc/hosts && exec slurmd")]
+    start_daemons(BASE, _config(cluster), {name: [str(cluster.agent), name, *slurmd] for name in cluster.hostnames},
                   timeout)
     return CONF
 
