@@ -155,8 +155,8 @@ class SlurmOptions(BaseModel):
     launcher: Literal["srun", "mpirun"] = "srun"
     partition: str | None = None
     sbatch_args: list[str] = []
-    # srun --mpi plugin per MPI library (defaults: openmpi -> pmix, mpich -> pmi2).
-    pmi: dict[Literal["openmpi", "mpich"], str] = {}
+    # srun --mpi plugin per MPI family (defaults: openmpi -> pmix, mpich -> pmi2, intelmpi -> pmi2).
+    pmi: dict[Literal["openmpi", "mpich", "intelmpi"], str] = {}
     # Seconds a job may wait in the queue before the run is given up as failed (e.g. nodes DOWN).
     pending_limit: Seconds = 86400
 

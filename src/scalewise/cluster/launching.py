@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from scalewise.cluster.emulated import Cluster
 from scalewise.cluster.paths import SUBNET
+from scalewise.cluster.slurm import CONF, slurm_env
 from scalewise.errors import ScalewiseError
 from scalewise.launch.launchline import parse_launch_line
 from scalewise.launch.mpirun import root_env, two_ranks
@@ -149,6 +150,8 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     if dead:
         raise ScalewiseError(f"cluster: node(s) {', '.join(dead)} are gone; run `scalewise cluster up` again")
     env = dict(os.environ if base_env is None else base_env)
+    if parsed.kind == "srun":
+        return _srun(c, argv, parsed.ranks, flavour, env)
     ranks = parsed.ranks
     nodes = len(c.nodes)
     per_node = -(-ranks // nodes) if ranks else None
@@ -163,6 +166,20 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
         if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
             env, _ = with_mpich_ucx(env, oversubscribed)
     return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)
+
+
+def _srun(c: Cluster, argv: list[str], ranks: int | None, flavour: str, env: dict[str, str]) -> ClusterLaunch:
+    """An srun line through the cluster's own Slurm (``cluster up --slurm``): the line as given, pointed at
+    that Slurm, with the transport variables and ``--overcommit`` when the ranks outnumber the cores."""
+    if not CONF.is_file():
+        raise ScalewiseError("srun on the emulated nodes needs their Slurm: run `scalewise cluster up --nodes "
+                             f"{len(c.nodes)} --slurm` first")
+    cores = min(len(n.cpus) for n in c.nodes)
+    oversubscribed = ranks is not None and ranks > cores * len(c.nodes)
+    out = list(argv)
+    if oversubscribed and not _given(argv, "-O", "--overcommit"):
+        out.insert(1, "--overcommit")  # else srun waits for cores no node has
+    return ClusterLaunch(out, transport_env(flavour, slurm_env(env)), ranks, None, oversubscribed, cores)
 
 
 def pair_launcher(c: Cluster, flavour: str, what: str) -> Callable[[list[str]], tuple[list[str], dict[str, str]]]:

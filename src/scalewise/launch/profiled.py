@@ -20,6 +20,7 @@ from scalewise.launch.launchline import LaunchLine, check_flavours, parse_launch
 from scalewise.launch.mpis import family
 from scalewise.launch.preload import openmpi_forwarding, preload_env, profiler_variables, with_env_list
 from scalewise.launch.process import run_foreground
+from scalewise.launch.srun import check_srun_app
 
 TEMPORARY_LOGS = "*.swlog.tmp.*"  # what a rank killed while writing leaves (runtime/lib/logwrite.c)
 TEMPORARY_TRACES = "*.swtrace.tmp.*"  # and the trace writer (runtime/lib/trace_write.c)
@@ -60,6 +61,8 @@ def run_profiled(argv: list[str], outdir: Path, flavour: str | None = None,
     ``on_start``: called once the job is started (work to overlap with it)."""
     line = parse_launch_line(argv)
     flavour = check_flavours(line, flavour)
+    if line.kind == "srun":  # a PMI plugin that cannot start this library's ranks: say so, start nothing
+        check_srun_app(line.argv, line.app, base_env)
     outdir.mkdir(parents=True, exist_ok=True)
     staging = outdir / f".scalewise-run-{os.getpid()}"
     staging.mkdir()

@@ -30,6 +30,7 @@ from scalewise.launch.base import (Job, Launcher, Outcome, Scheduler, get_launch
                                    register_scheduler)
 from scalewise.launch.mpirun import native_launcher
 from scalewise.launch.process import interruptible
+from scalewise.launch.srun import check_plugin
 from scalewise.launch.timeutil import utc_now
 
 STATUS_FILE = "exit.status"
@@ -88,6 +89,12 @@ class SlurmScheduler(Scheduler):
         self.partition = partition
         self.sbatch_args = list(sbatch_args or [])
         self.poll_max = poll_max
+
+    def check(self, runs: list) -> None:
+        """srun's plugin for each MPI of the plan exists in this Slurm (a study's own mapping is trusted)."""
+        if self.launcher_name == "srun":
+            for mpi in dict.fromkeys(run.mpi for run in runs):
+                check_plugin(self.launcher_for(mpi).plugin(mpi))
 
     def launcher_for(self, mpi: str) -> Launcher:
         if self.launcher_name == "srun":
