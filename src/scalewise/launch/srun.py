@@ -29,7 +29,8 @@ SRUN_PMI: dict[str, tuple[tuple[str, ...], str]] = {
     "openmpi-4.1": (("pmix",), "Open MPI speaks PMIx only: other plugins start single-rank worlds"),
     "openmpi-5.0": (("pmix",), "Open MPI 5 speaks PMIx only: other plugins start single-rank worlds"),
     "mpich-4.0": (("pmi2",), "MPICH 4.0 speaks PMI-1/2: under pmix it starts single-rank worlds"),
-    "mpich-5.0": (("pmi2",), "this MPICH speaks PMI-1/2, not PMIx"),
+    # MPICH 5 speaks PMIx when built with it (then its library links libpmix: :func:`check_srun_app`).
+    "mpich-5.0": (("pmi2",), "this MPICH build speaks PMI-1/2, not PMIx"),
     "intelmpi-2021": (("pmi2", "pmix"), "Intel MPI speaks PMI-2 or PMIx"),
 }
 
@@ -66,13 +67,15 @@ def check_plugin(plugin: str, env: dict[str, str] | None = None) -> None:
                              f"(srun --mpi=list: {', '.join(have)})")
 
 
-def check_srun_line(mpi: str, plugin: str | None, env: dict[str, str] | None = None) -> None:
+def check_srun_line(mpi: str, plugin: str | None, env: dict[str, str] | None = None, pmix: bool = False) -> None:
     """A one-line error when ``srun --mpi=<plugin>`` cannot start ``mpi``'s ranks as one world, naming the cause;
-    ``plugin`` None: the line names none (Slurm's MpiDefault decides, not checked here)."""
+    ``plugin`` None: the line names none (Slurm's MpiDefault decides, not checked here); ``pmix``: the
+    library links libpmix, so it speaks PMIx whatever its line's usual build."""
     if plugin is None:
         return
     line = release_line(mpi, "srun")
     works, why = SRUN_PMI[line]
+    works = (*works, "pmix") if pmix else works
     if _family_plugin(plugin) not in works:
         raise ScalewiseError(f"srun --mpi={plugin} cannot start {mpi} ranks as one world ({why}): "
                              f"use --mpi={works[0]}")
@@ -100,7 +103,15 @@ def check_srun_app(argv: list[str], app: str | None, env: dict[str, str] | None 
     build's too); a library of no known release line is not checked."""
     mpi = binary_mpi(app) if app else None
     if mpi is not None and line_of_identity(mpi.identity):
-        check_srun_line(mpi.identity, line_plugin(argv, env), env)
+        check_srun_line(mpi.identity, line_plugin(argv, env), env, _links_pmix(mpi.library))
+
+
+def _links_pmix(library: str) -> bool:
+    try:
+        out = subprocess.run(["ldd", library], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "libpmix.so" in out
 
 
 @register_launcher("srun")
