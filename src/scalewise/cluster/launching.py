@@ -179,7 +179,10 @@ def _srun(c: Cluster, argv: list[str], ranks: int | None, flavour: str, env: dic
     out = list(argv)
     if oversubscribed and not _given(argv, "-O", "--overcommit"):
         out.insert(1, "--overcommit")  # else srun waits for cores no node has
-    return ClusterLaunch(out, transport_env(flavour, slurm_env(env)), ranks, None, oversubscribed, cores)
+    env = transport_env(flavour, slurm_env(env))
+    if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx), as under mpiexec
+        env, _ = with_mpich_ucx(env, oversubscribed)
+    return ClusterLaunch(out, env, ranks, None, oversubscribed, cores)
 
 
 def pair_launcher(c: Cluster, flavour: str, what: str) -> Callable[[list[str]], tuple[list[str], dict[str, str]]]:
