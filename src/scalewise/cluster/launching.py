@@ -29,6 +29,7 @@ from scalewise.launch.mpirun import root_env, two_ranks
 from scalewise.launch.mpis import family_of
 from scalewise.launch.preload import with_mpich_ucx
 from scalewise.launch.releases import release_line
+from scalewise.launch.srun import check_srun_app
 
 NODE_INTERFACE = "eth0"  # each node's end of its link
 HOST_INTERFACE = "swbr0"  # the host's side, where the launcher waits for its daemons
@@ -151,7 +152,7 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
         raise ScalewiseError(f"cluster: node(s) {', '.join(dead)} are gone; run `scalewise cluster up` again")
     env = dict(os.environ if base_env is None else base_env)
     if parsed.kind == "srun":
-        return _srun(c, argv, parsed.ranks, flavour, env)
+        return _srun(c, argv, parsed.ranks, flavour, env, parsed.app)
     ranks = parsed.ranks
     nodes = len(c.nodes)
     per_node = -(-ranks // nodes) if ranks else None
@@ -168,12 +169,15 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)
 
 
-def _srun(c: Cluster, argv: list[str], ranks: int | None, flavour: str, env: dict[str, str]) -> ClusterLaunch:
+def _srun(c: Cluster, argv: list[str], ranks: int | None, flavour: str, env: dict[str, str],
+          app: str | None) -> ClusterLaunch:
     """An srun line through the cluster's own Slurm (``cluster up --slurm``): the line as given, pointed at
-    that Slurm, with the transport variables and ``--overcommit`` when the ranks outnumber the cores."""
+    that Slurm, with the transport variables and ``--overcommit`` when the ranks outnumber the cores; a
+    plugin that cannot start the application's library is a one-line error (launch/srun.py)."""
     if not CONF.is_file():
         raise ScalewiseError("srun on the emulated nodes needs their Slurm: run `scalewise cluster up --nodes "
                              f"{len(c.nodes)} --slurm` first")
+    check_srun_app(argv, app, slurm_env(env))
     cores = min(len(n.cpus) for n in c.nodes)
     oversubscribed = ranks is not None and ranks > cores * len(c.nodes)
     out = list(argv)
