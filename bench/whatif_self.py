@@ -4,9 +4,9 @@ emulated nodes, then its own trace replayed on its own link's calibration (`scal
 --cluster`: ranges, o by message size, shaping with the measured payload share, the link's
 duplex, collectives with their per-call cost; each rank's host cost per message from the run's own log, as
 `scalewise whatif` takes it), so the computation is the run's own and only the network model is tested.  Every round's
-error is printed, then a summary over all rounds.  Root; holds the cluster lock.
+error is printed, then a summary over all rounds.  Root; takes the cluster lock for each MPI and link in turn.
 
-usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
+usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import parse_rate, rate_text
+from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, queue_text, rate_text
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -56,12 +56,14 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
+    ap.add_argument("--queue", type=parse_queue, default=DEFAULT_QUEUE_US, help="the links' queue (cluster up --queue)")
     a = ap.parse_args()
     rows, everything = [], []
-    with on_emulated_cluster() as tmp:
-        for flavour in a.flavours:
-            for rate in a.rates:
-                c = cluster_up(2, parse_rate(rate))
+    print(f"links' queue: {queue_text(a.queue)}", flush=True)
+    for flavour in a.flavours:
+        for rate in a.rates:
+            with on_emulated_cluster() as tmp:  # the lock is let go between MPIs and links
+                c = cluster_up(2, parse_rate(rate), queue_us=a.queue)
                 on_nodes = pair_launcher(c, flavour, "whatif_self")
                 cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
                                                  shaping=cluster_shaping(c), launcher=on_nodes,
