@@ -93,17 +93,20 @@ def _queues(c) -> list[str]:
 
 
 def test_the_link_queue_is_a_setting(emulation):
+    from click.testing import CliRunner
+
+    from scalewise.cli.cluster import cluster
     from scalewise.whatif.calibrate.measure import cluster_shaping
 
     c = cluster_up(2, parse_rate("fe"))
     assert c.queue_us == 2000 and _queues(c) == ["2ms"] * 4
-    up = subprocess.run([SW, "cluster", "up", "--nodes", "2", "--rate", "100mbit", "--queue", "10ms"],
-                        capture_output=True, text=True, timeout=120)
-    assert up.returncode == 0 and "links 100 Mbit/s, queue 10 ms" in up.stdout, up.stderr
+    # in this process: the lock this test holds is reentrant here, not for a second process
+    up = CliRunner().invoke(cluster, ["up", "--nodes", "2", "--rate", "100mbit", "--queue", "10ms"])
+    assert up.exit_code == 0 and "links 100 Mbit/s, queue 10 ms" in up.output, up.output
     deeper = current_cluster()  # the same nodes, reshaped in place, and the queue recorded
     assert [n.pid for n in deeper.nodes] == [n.pid for n in c.nodes] and deeper.queue_us == 10_000
     assert _queues(deeper) == ["10ms"] * 4
-    assert "queue 10 ms" in subprocess.run([SW, "cluster", "status"], capture_output=True, text=True).stdout
+    assert "queue 10 ms" in CliRunner().invoke(cluster, ["status"]).output
     kept = cluster_up(2, parse_rate("gige"))  # another rate, no queue asked: the running cluster's kept
     assert kept.queue_us == 10_000 and _queues(kept) == ["10ms"] * 4
     assert cluster_shaping(kept).source == "tc tbf of the emulated links, 1 Gbit/s, queue 10 ms"
