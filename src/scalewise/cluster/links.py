@@ -28,8 +28,8 @@ _QUEUE_UNITS = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 # How long a packet may wait in a link's queue.  Switch ports buffer on the order of 100 KB each
 # (a few MB shared by tens of ports), 1 ms at 1 Gbit/s, 8 ms at 100 Mbit/s; Linux hosts keep a
-# sparse flow's packets ahead of a bulk flow's (fq_codel, 5 ms target).  Open MPI's exchanges
-# took turns here behind 5 ms of queue at 100 Mbit/s and not behind 3 ms (docs/decisions.md).
+# sparse flow's packets ahead of a bulk flow's (fq_codel, 5 ms target).  Behind 100 ms Open MPI's
+# exchanges took turns at 1 Gbit/s too (docs/decisions.md).
 DEFAULT_QUEUE_US = 2_000
 # What every cluster was built with before the queue was a setting: a cluster recorded
 # without one has it.
