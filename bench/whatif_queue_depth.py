@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Why Open MPI's exchanges take turns on the emulated links: a 4 MiB message both ways at once
-against one way (as `calibrate` measures duplex), Open MPI and MPICH, with the links' tbf queue
-reshaped in place to each latency given (the cluster builds them with 100ms: cluster/links.py).
-Root; holds the cluster lock.  RATE=1gbit for another rate.
+"""Whether an MPI's exchanges take turns on the emulated links: a message both ways at once against
+one way (as `calibrate` measures duplex), with the links' queue (`cluster up --queue`, tc tbf
+`latency`) set to each time given.  One way is the fastest of 5 rested half round trips; both ways
+the median of 5 rested exchanges, in each of LAUNCHES launches (an Open MPI launch's exchanges
+either all take turns or none do).  Root; takes the cluster lock for each queue in turn and leaves
+no cluster up.
+
+Settings from the environment: RATE (100mbit), BYTES (4194304), FLAVOURS (openmpi,mpich),
+LAUNCHES (3), NOTSENT_LOWAT (the nodes' net.ipv4.tcp_notsent_lowat; the kernel's default unless
+given); OMPI_MCA_* reach Open MPI's ranks as usual.
 
 usage: whatif_queue_depth.py 100ms 10ms 3ms
 """
@@ -10,32 +16,35 @@ import os
 import subprocess
 import sys
 
+from scalewise.cluster.dedicated import ahead_of_others
 from scalewise.cluster.lock import cluster_lock
 from scalewise.cluster.emulated import cluster_down, cluster_up
-from scalewise.cluster.links import bucket_bytes, parse_rate
+from scalewise.cluster.links import parse_queue, parse_rate
 from scalewise.cluster.launching import pair_launcher
 from scalewise.whatif.calibrate.measure import cluster_shaping
-from scalewise.whatif.calibrate.pingpong import BOTH_WAYS_BYTES, measure_both, rest_for, stream_time
+from scalewise.whatif.calibrate.pingpong import measure_both, rest_for, stream_time
 
-
-def reshape(c, latency):
-    bits = c.rate_bits
-    args = ["tbf", "rate", f"{bits}bit", "burst", str(bucket_bytes(bits)), "latency", latency]
-    for node in c.nodes:
-        subprocess.run(["tc", "qdisc", "replace", "dev", node.veth, "root", *args], check=True)
-        subprocess.run(["nsenter", "-t", str(node.pid), "-n", "tc", "qdisc", "replace", "dev", "eth0", "root", *args], check=True)
-
-
-with cluster_lock():
-    c = cluster_up(2, parse_rate(os.environ.get("RATE", "100mbit")))
-    sh = cluster_shaping(c)
-    for latency in sys.argv[1:]:
-        reshape(c, latency)
-        for fl in ("openmpi", "mpich"):
+ahead_of_others()
+rate = os.environ.get("RATE", "100mbit")
+size = int(os.environ.get("BYTES", str(4 << 20)))
+launches = int(os.environ.get("LAUNCHES", "3"))
+lowat = os.environ.get("NOTSENT_LOWAT")
+mca = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("OMPI_MCA_"))
+print(f"load before: {os.getloadavg()[0]:.2f}; {rate}, {size} B, {launches} launches"
+      f"{f', tcp_notsent_lowat {lowat}' if lowat else ''}{f', {mca}' if mca else ''}", flush=True)
+for queue in sys.argv[1:]:
+    with cluster_lock():
+        c = cluster_up(2, parse_rate(rate), queue_us=parse_queue(queue))
+        if lowat:
+            for n in c.nodes:
+                subprocess.run(["nsenter", "-t", str(n.pid), "-n", "sysctl", "-qw",
+                                f"net.ipv4.tcp_notsent_lowat={lowat}"], check=True)
+        rest = rest_for(cluster_shaping(c))
+        for fl in os.environ.get("FLAVOURS", "openmpi,mpich").split(","):
             L = pair_launcher(c, fl, "exp")
-            one = measure_both(fl, sizes=(BOTH_WAYS_BYTES,), reps=5, launcher=L, pause=rest_for(sh))
-            both = [stream_time(fl, None, L, 5, st, 1, BOTH_WAYS_BYTES, rest_for(sh)) for st in ("median", "best")]
-            o = one["best"][BOTH_WAYS_BYTES]
-            print(f"latency {latency} {fl}: one way best {o*1e3:.1f} ms; both ways median {both[0]*1e3:.1f} ms "
-                  f"({both[0]/o:.2f}x), best {both[1]*1e3:.1f} ms ({both[1]/o:.2f}x)", flush=True)
-    cluster_down()
+            one = measure_both(fl, sizes=(size,), reps=5, launcher=L, pause=rest)["best"][size]
+            both = [stream_time(fl, None, L, 5, "median", 1, size, rest) for _ in range(launches)]
+            print(f"queue {queue} {fl}: one way {one * 1e3:.1f} ms; both ways / one way, each launch: "
+                  + ", ".join(f"{b / one:.2f}" for b in both), flush=True)
+        cluster_down()
+print(f"load after: {os.getloadavg()[0]:.2f}")

@@ -4,9 +4,10 @@ emulated nodes, then its own trace replayed on its own link's calibration (`scal
 --cluster`: ranges, o by message size, shaping with the measured payload share, the link's
 duplex, collectives with their per-call cost; each rank's host cost per message from the run's own log, as
 `scalewise whatif` takes it), so the computation is the run's own and only the network model is tested.  Every round's
-error is printed, then a summary over all rounds.  Root; holds the cluster lock.
+error is printed (and beside it the same trace replayed with exchanges as fast as one way: no
+`both_ways`), then a summary over all rounds.  Root; takes the cluster lock for each MPI and link in turn.
 
-usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5]
+usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
-from scalewise.cluster.links import parse_rate, rate_text
+from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, queue_text, rate_text
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -56,12 +57,14 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
+    ap.add_argument("--queue", type=parse_queue, default=DEFAULT_QUEUE_US, help="the links' queue (cluster up --queue)")
     a = ap.parse_args()
     rows, everything = [], []
-    with on_emulated_cluster() as tmp:
-        for flavour in a.flavours:
-            for rate in a.rates:
-                c = cluster_up(2, parse_rate(rate))
+    print(f"links' queue: {queue_text(a.queue)}", flush=True)
+    for flavour in a.flavours:
+        for rate in a.rates:
+            with on_emulated_cluster() as tmp:  # the lock is let go between MPIs and links
+                c = cluster_up(2, parse_rate(rate), queue_us=a.queue)
                 on_nodes = pair_launcher(c, flavour, "whatif_self")
                 cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
                                                  shaping=cluster_shaping(c), launcher=on_nodes,
@@ -71,7 +74,7 @@ def main() -> int:
                 print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
                       f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
                 for app in a.apps:
-                    errs, shares, hosts = [], [], []
+                    errs, shares, hosts, errs_plain = [], [], [], []
                     for k in range(a.repeats):
                         exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
                         log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
@@ -81,19 +84,24 @@ def main() -> int:
                         w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
                         e = against_measured(w).iloc[0]
                         errs.append(float(e["wall_change"]))
+                        # the same trace with exchanges as fast as one way (no both_ways), beside
+                        plain = cal.network.model_copy(update={"both_ways": None})
+                        w0 = compare(replay(tr, [plain], library=flavour, host=host), profile)
+                        errs_plain.append(float(against_measured(w0).iloc[0]["wall_change"]))
                         shares.append(float(e["mpi_share_points"]))
                         measured = float(w.summary.iloc[0]["wall_time"])
-                    rows.append((flavour, app, rate, measured, errs, shares))
+                    rows.append((flavour, app, rate, measured, errs, shares, errs_plain))
                     everything += errs
-                    print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)} (host cost per "
+                    print(f"{flavour} {app} {rate}: {', '.join(f'{100 * x:+.1f}%' for x in errs)}; without both_ways "
+                          f"{', '.join(f'{100 * x:+.1f}%' for x in errs_plain)} (host cost per "
                           f"message, mean of the ranks: {', '.join(f'{h * 1e6:.1f} us' for h in hosts)})", flush=True)
     print("| MPI | app | link | measured wall (last round) | wall error, every round | median | "
-          "MPI share points, every round |")
-    print("|---|---|---|---|---|---|---|")
-    for flavour, app, rate, measured, errs, shares in rows:
+          "MPI share points, every round | wall error without both_ways |")
+    print("|---|---|---|---|---|---|---|---|")
+    for flavour, app, rate, measured, errs, shares, plain in rows:
         print(f"| {flavour} | {app} | {rate_text(parse_rate(rate))} | {measured:.3f} s "
               f"| {', '.join(f'{100 * x:+.1f}%' for x in errs)} | {100 * statistics.median(errs):+.1f}% "
-              f"| {', '.join(f'{x:+.1f}' for x in shares)} |")
+              f"| {', '.join(f'{x:+.1f}' for x in shares)} | {', '.join(f'{100 * x:+.1f}%' for x in plain)} |")
     print(f"\nall {summary(everything)}")
     return 0
 

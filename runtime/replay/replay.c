@@ -497,6 +497,11 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
             double from = later(arrival - held, st->rx_free);
             end = from + held + later(0, earlier(from + held, st->tx_free) - later(from, st->tx_from));
+        } else if (net->exchange_extra > 0) {
+            /* Both directions at once, each slower than alone: what of the time the message
+             * held the link overlaps the rank's own sending costs exchange_extra more. */
+            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
+            end += net->exchange_extra * later(0, earlier(end, st->tx_free) - later(end - held, st->tx_from));
         }
         st->rx_free = end;
         t = later(t, end) + overhead(net, k, 0, host);

@@ -42,6 +42,11 @@ typedef struct {
      * link (a transport that moves one direction at a time, as Open MPI's
      * TCP transport measured on shaped links); 0: both directions at once. */
     int64_t half_duplex;
+    /* Both directions at once, each slower than alone (the link also carries the
+     * acknowledgements of the other direction's data): the part of an incoming
+     * message's wire time that overlaps the rank's own sending costs this much
+     * more (the calibration's both ways / one way, less 1); 0: none. */
+    double exchange_extra;
 } sw_network;
 
 /* Where each rank's block sits in the file image (the Python reader walks

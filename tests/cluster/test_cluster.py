@@ -82,6 +82,52 @@ def test_blocking_topology_has_a_shaped_uplink(emulation):
     assert "tbf" in qdisc and "rate 1Gbit" in qdisc  # 2 nodes x 1 Gbit/s over 2:1
 
 
+def _queues(c) -> list[str]:
+    """The tbf ``lat`` of both ends of every node's link, as tc reports it."""
+    shown = []
+    for n in c.nodes:
+        for argv in (["tc", "qdisc", "show", "dev", n.veth],
+                     ["nsenter", "-t", str(n.pid), "-n", "tc", "qdisc", "show", "dev", "eth0"]):
+            shown.append(re.search(r" lat (\S+)", subprocess.run(argv, capture_output=True, text=True).stdout).group(1))
+    return shown
+
+
+def test_the_link_queue_is_a_setting(emulation):
+    from click.testing import CliRunner
+
+    from scalewise.cli.cluster import cluster
+    from scalewise.whatif.calibrate.measure import cluster_shaping
+
+    c = cluster_up(2, parse_rate("fe"))
+    assert c.queue_us == 2000 and _queues(c) == ["2ms"] * 4
+    # in this process: the lock this test holds is reentrant here, not for a second process
+    up = CliRunner().invoke(cluster, ["up", "--nodes", "2", "--rate", "100mbit", "--queue", "10ms"])
+    assert up.exit_code == 0 and "links 100 Mbit/s, queue 10 ms" in up.output, up.output
+    deeper = current_cluster()  # the same nodes, reshaped in place, and the queue recorded
+    assert [n.pid for n in deeper.nodes] == [n.pid for n in c.nodes] and deeper.queue_us == 10_000
+    assert _queues(deeper) == ["10ms"] * 4
+    assert "queue 10 ms" in CliRunner().invoke(cluster, ["status"]).output
+    kept = cluster_up(2, parse_rate("gige"))  # another rate, no queue asked: the running cluster's kept
+    assert kept.queue_us == 10_000 and _queues(kept) == ["10ms"] * 4
+    assert cluster_shaping(kept).source == "tc tbf of the emulated links, 1 Gbit/s, queue 10 ms"
+    shallow = cluster_up(2, parse_rate("gige"), queue_us=500)
+    assert [n.pid for n in shallow.nodes] == [n.pid for n in c.nodes] and _queues(shallow) == ["500us"] * 4
+    bad = subprocess.run([SW, "cluster", "up", "--nodes", "2", "--queue", "deep"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "link queue 'deep' is not a time" in bad.stderr
+    assert current_cluster().queue_us == 500  # refused before anything was reshaped
+
+
+def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(emulation):
+    import json
+
+    c = cluster_up(2, parse_rate("fe"), queue_us=100_000)
+    state = Path(c.folder) / "state.json"
+    raw = json.loads(state.read_text())
+    del raw["queue_us"]
+    state.write_text(json.dumps(raw))
+    assert current_cluster().queue_us == 100_000
+
+
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
 @pytest.mark.parametrize("rate", ["100mbit", "1gbit"])
 def test_links_deliver_the_configured_rate(emulation, mpi, rate):

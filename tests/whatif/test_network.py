@@ -27,6 +27,9 @@ def test_parameter_file_round_trip(tmp_path):
     assert net.name == "lab" and net.eager_limit == 4096
     assert net.ranges[0].per_byte == pytest.approx(1e-9) and math.isinf(net.ranges[1].upto)
     assert net.ranges[1].gap_us == 0
+    assert net.duplex == "full" and net.both_ways is None  # an exchange as fast as one way
+    path.write_text(path.read_text() + "both_ways: 1.07\n")
+    assert whatif.network(path).both_ways == 1.07
 
 
 @pytest.mark.parametrize("body, message", [
@@ -36,6 +39,9 @@ def test_parameter_file_round_trip(tmp_path):
     ("name: x\neager_limit: 1\nranges:\n  - {upto: .inf, latency_us: -1, overhead_us: 1, bandwidth_gbit_s: 1}\n",
      r"bad.yaml: ranges.0.latency_us: Input should be greater than or equal to 0"),
     ("name: [unclosed\n", r"bad.yaml: not YAML"),
+    ("name: x\neager_limit: 1\nboth_ways: 0.9\nranges:\n"
+     "  - {upto: .inf, latency_us: 1, overhead_us: 1, bandwidth_gbit_s: 1}\n",
+     r"bad.yaml: both_ways: Input should be greater than or equal to 1"),
 ])
 def test_bad_parameter_files_get_one_line_errors(tmp_path, body, message):
     path = tmp_path / "bad.yaml"

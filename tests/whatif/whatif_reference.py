@@ -23,6 +23,8 @@ def reference_replay(streams, net, host=None):
     c = streams.events
     P = streams.nranks
     clock, tx, rx = [0.0] * P, [0.0] * P, [0.0] * P
+    tx_from = [0.0] * P  # start of each rank's current stretch of sending, which ends at tx
+    extra = (net.both_ways or 1.0) - 1.0 if net.duplex == "full" else 0.0
     shaped = net.shaping
     bucket = [(shaped.bucket_bytes if shaped else 0.0, 0.0) for _ in range(P)]  # (credit, at what time)
 
@@ -80,6 +82,8 @@ def reference_replay(streams, net, host=None):
             L, o, g, G = par(nbytes)
             o = least_o(r, ev, o)
             start = max(clock[r], tx[r])
+            if start > tx[r]:
+                tx_from[r] = start
             start += held_back(r, start, nbytes)
             tx[r] = start + g + G * nbytes
             st = state[ev] = {"start": start, "rndv": nbytes > net.eager_limit, "done": None}
@@ -109,6 +113,10 @@ def reference_replay(streams, net, host=None):
         for arrival, nbytes in sorted(recvs):  # by arrival, then size
             L, o, g, G = par(nbytes)
             end = max(arrival - G * nbytes, rx[r]) + G * nbytes
+            # both ways at once: what of the time it held the link (on the wire, and shaped, waiting
+            # for what it had beyond the bucket) overlaps the rank's own sending costs `extra` more
+            held = G * nbytes + (max(nbytes - shaped.payload_bucket, 0.0) / shaped.payload_per_second if shaped else 0.0)
+            end += extra * max(0.0, min(end, tx[r]) - max(end - held, tx_from[r]))
             rx[r] = end
             t = max(t, end) + least_o(r, ev, o)
         clock[r] = t

@@ -13,7 +13,7 @@ from scalewise.cluster.lock import cluster_lock
 from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster, require_cluster
 from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.slurm import start_slurm
-from scalewise.cluster.links import LINK_PRESETS, SUSTAINED_BITS, parse_rate, rate_text
+from scalewise.cluster.links import DEFAULT_QUEUE_US, LINK_PRESETS, SUSTAINED_BITS, parse_queue, queue_text, parse_rate, rate_text
 from scalewise.errors import ScalewiseError
 
 
@@ -27,17 +27,22 @@ def cluster() -> None:
 @click.option("--link", "preset", type=click.Choice(sorted(LINK_PRESETS)), default=None,
               help="Link speed by the network it stands for.")
 @click.option("--rate", default=None, help="Link speed as a rate, e.g. 100mbit, 2.5gbit.")
+@click.option("--queue", default=None,
+              help=f"How long a packet may wait in a link's queue, e.g. 2ms, 500us (a new cluster: "
+                   f"{queue_text(DEFAULT_QUEUE_US)}; a running one keeps its own).")
 @click.option("--blocking", type=click.Choice(["2:1"]), default=None,
               help="Two halves joined by an uplink carrying half of what one half can send.")
 @click.option("--slurm", "with_slurm", is_flag=True, help="Also start Slurm: slurmctld here, a slurmd in every node.")
-def up(nodes: int, preset: str | None, rate: str | None, blocking: str | None, with_slurm: bool) -> None:
+def up(nodes: int, preset: str | None, rate: str | None, queue: str | None, blocking: str | None,
+       with_slurm: bool) -> None:
     """Bring up N emulated nodes (a running cluster of the same shape is kept; at another rate
     its links are reshaped in place)."""
     if preset and rate:
         raise ScalewiseError("give --link or --rate, not both")
     bits = parse_rate(rate or preset or "gige")
+    queue_us = parse_queue(queue) if queue is not None else None
     with cluster_lock():  # not while a study reshapes it
-        c = cluster_up(nodes, bits, blocking)
+        c = cluster_up(nodes, bits, blocking, queue_us)
     click.echo(f"cluster: {c.describe()}; nodes {', '.join(c.hostnames)}")
     if bits > SUSTAINED_BITS:
         click.echo(f"cluster: note: {rate_text(bits)} is more than links on this machine carried "
@@ -60,7 +65,7 @@ def status() -> None:
     for n in c.nodes:
         state = "gone" if n.name in dead else "up"
         click.echo(f"  {n.name:<10} {n.address:<14} cores {','.join(map(str, n.cpus)):<8} "
-                   f"link {n.veth} {rate_text(c.rate_bits)}  {state}")
+                   f"link {n.veth} {rate_text(c.rate_bits)} queue {queue_text(c.queue_us)}  {state}")
     if dead:
         sys.exit(1)
 

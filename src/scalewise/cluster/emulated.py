@@ -9,7 +9,8 @@ folder (``/run/scalewise-cluster``, ``SCALEWISE_CLUSTER_DIR`` overrides):
   ``blocking`` the second half of the nodes sits on ``swbr1``, joined to
   ``swbr0`` by the veth pair ``swup0``/``swup1``;
 * per node a veth pair, ``swvN`` on the bridge and ``eth0`` inside the node
-  with ``10.213.0.N/24``, shaped with tc tbf in both directions;
+  with ``10.213.0.N/24``, shaped with tc tbf in both directions, each with
+  a queue of ``queue_us`` of traffic;
 * the agent script MPI launchers use to start processes inside a node.
 
 ``down`` kills every process inside the nodes' namespaces, deletes the links
@@ -29,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from scalewise.cluster import slurm
-from scalewise.cluster.links import rate_text, tbf_args
+from scalewise.cluster.links import DEFAULT_QUEUE_US, EARLIER_QUEUE_US, queue_text, rate_text, tbf_args
 from scalewise.cluster.paths import HOST_ADDRESS, NODE_PREFIX, NOT_ROOT, SUBNET, state_dir
 from scalewise.errors import ScalewiseError
 from scalewise.formatting import plural
@@ -57,6 +58,7 @@ class Cluster:
     cpus_total: int
     folder: str
     links: list[str] = field(default_factory=list)  # host-side links made, bridges included
+    queue_us: int = DEFAULT_QUEUE_US  # how long a packet may wait in a link's queue
 
     @property
     def agent(self) -> Path:
@@ -81,7 +83,8 @@ class Cluster:
         return [n.name for n in self.nodes if not _running(n.pid)]
 
     def describe(self) -> str:
-        shape = f"{plural(len(self.nodes), 'node')}, links {rate_text(self.rate_bits)}"
+        shape = (f"{plural(len(self.nodes), 'node')}, links {rate_text(self.rate_bits)}, "
+                 f"queue {queue_text(self.queue_us)}")
         if self.blocking:
             shape += f", {self.blocking} blocking between the two halves"
         return shape
@@ -162,8 +165,8 @@ def _start_holder(name: str) -> int:
     raise ScalewiseError(f"cluster: node {name} did not come up within 10 s")
 
 
-def _shape(dev: str, bits: int, node: Node | None = None) -> None:
-    argv = ["tc", "qdisc", "replace", "dev", dev, "root", *tbf_args(bits)]
+def _shape(dev: str, bits: int, queue_us: int, node: Node | None = None) -> None:
+    argv = ["tc", "qdisc", "replace", "dev", dev, "root", *tbf_args(bits, queue_us)]
     if node is None:
         _run(argv, f"shaping {dev}")
     else:
@@ -212,6 +215,7 @@ def current_cluster() -> Cluster | None:
         return None
     try:
         raw = json.loads(path.read_text())
+        raw.setdefault("queue_us", EARLIER_QUEUE_US)
         return Cluster(**{**raw, "nodes": [Node(**n) for n in raw["nodes"]]})
     except (ValueError, TypeError, KeyError) as exc:
         raise ScalewiseError(f"cluster: state file {path} is damaged ({exc}); run `scalewise cluster down`") from None
@@ -225,8 +229,10 @@ def require_cluster() -> Cluster:
     return c
 
 
-def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None) -> Cluster:
-    """N emulated nodes joined at ``rate_bits``; reuses a healthy cluster of the same shape."""
+def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us: int | None = None) -> Cluster:
+    """N emulated nodes joined at ``rate_bits``; reuses a healthy cluster of the same shape.
+    ``queue_us``: how long a packet may wait in a link's queue; None keeps a running cluster's
+    (so a study's reshaping keeps what ``cluster up --queue`` set), DEFAULT_QUEUE_US for a new one."""
     if not 1 <= nodes <= MAX_NODES:
         raise ScalewiseError(f"cluster: --nodes must be 1..{MAX_NODES}, got {nodes}")
     if blocking not in (None, "2:1"):
@@ -236,8 +242,9 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None) -> Clust
     check_can_emulate()
     old = current_cluster()
     if old and len(old.nodes) == nodes and old.blocking == blocking and not old.alive():
-        if old.rate_bits != rate_bits:  # same nodes, other links: reshape in place, keep what runs there
-            old.rate_bits = rate_bits
+        queue_us = old.queue_us if queue_us is None else queue_us
+        if (old.rate_bits, old.queue_us) != (rate_bits, queue_us):  # other links: reshape in place, keep what runs there
+            old.rate_bits, old.queue_us = rate_bits, queue_us
             _shape_links(old)
             _write_state(old)
         return old
@@ -245,7 +252,8 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None) -> Clust
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
     cpu_sets, total = _cpu_sets(nodes)
-    c = Cluster(nodes=[], rate_bits=rate_bits, blocking=blocking, cpus_total=total, folder=str(folder))
+    c = Cluster(nodes=[], rate_bits=rate_bits, blocking=blocking, cpus_total=total, folder=str(folder),
+                queue_us=DEFAULT_QUEUE_US if queue_us is None else queue_us)
     try:
         _build(c, nodes, cpu_sets)
     except BaseException:
@@ -285,14 +293,14 @@ def _build(c: Cluster, nodes: int, cpu_sets: list[list[int]]) -> None:
 
 
 def _shape_links(c: Cluster) -> None:
-    """Every link at the cluster's rate: both ends of each node's link, and with 2:1 blocking
-    the uplink between the halves at half of what one half can send."""
+    """Every link at the cluster's rate and queue: both ends of each node's link, and with 2:1
+    blocking the uplink between the halves at half of what one half can send."""
     for node in c.nodes:
-        _shape(node.veth, c.rate_bits)
-        _shape("eth0", c.rate_bits, node)
+        _shape(node.veth, c.rate_bits, c.queue_us)
+        _shape("eth0", c.rate_bits, c.queue_us, node)
     if c.blocking:
         for end in ("swup0", "swup1"):
-            _shape(end, max(1, len(c.nodes) // 2 * c.rate_bits // 2))
+            _shape(end, max(1, len(c.nodes) // 2 * c.rate_bits // 2), c.queue_us)
 
 
 def _namespace_members(pids: list[int]) -> list[int]:

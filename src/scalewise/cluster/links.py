@@ -3,7 +3,9 @@
 A preset names the network a study compared and the line rate it stands for.
 Latency is not a preset: this kernel has no netem, so a link's latency is what
 the veth pair and the MPI library give; it is measured (``cluster check``),
-never configured or claimed.
+never configured or claimed.  A link's queue is a setting: how long a packet
+may wait in front of the shaper (tbf ``latency``), as the buffer of a switch
+port would hold it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ LINK_PRESETS: dict[str, tuple[int, str]] = {
 }
 
 _UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
+_QUEUE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|ms|us)\s*$", re.IGNORECASE)
+_QUEUE_UNITS = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
+# How long a packet may wait in a link's queue.  Switch ports buffer on the order of 100 KB each
+# (a few MB shared by tens of ports), 1 ms at 1 Gbit/s, 8 ms at 100 Mbit/s; Linux hosts keep a
+# sparse flow's packets ahead of a bulk flow's (fq_codel, 5 ms target).  Behind 100 ms Open MPI's
+# exchanges took turns at 1 Gbit/s too (docs/decisions.md).
+DEFAULT_QUEUE_US = 2_000
+# What every cluster was built with before the queue was a setting: a cluster recorded
+# without one has it.
+EARLIER_QUEUE_US = 100_000
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:bit|b)?(?:/s|ps)?\s*$", re.IGNORECASE)
 
 
@@ -62,9 +75,24 @@ def bucket_bytes(bits: int) -> int:
     return max(64 * 1024, bits // 8 // 10_000)
 
 
-def tbf_args(bits: int) -> list[str]:
-    """``tc qdisc ... tbf`` parameters for a rate."""
-    return ["tbf", "rate", f"{bits}bit", "burst", str(bucket_bytes(bits)), "latency", "100ms"]
+def parse_queue(text: str) -> int:
+    """Microseconds from ``2ms``, ``500us``, ``0.1s``: how long a packet may wait in a link's queue."""
+    m = _QUEUE.match(text)
+    us = round(float(m.group(1)) * _QUEUE_UNITS[m.group(2).lower()]) if m else 0
+    if us < 1 or us > 10_000_000:
+        raise ScalewiseError(f"link queue '{text}' is not a time from 1us to 10s such as 2ms or 500us")
+    return us
+
+
+def queue_text(us: int) -> str:
+    """``2 ms``, ``500 us``."""
+    return f"{us / 1000:g} ms" if us >= 1000 else f"{us} us"
+
+
+def tbf_args(bits: int, queue_us: int = DEFAULT_QUEUE_US) -> list[str]:
+    """``tc qdisc ... tbf`` parameters for a rate: its bucket, and a queue of ``queue_us`` of traffic
+    beyond it (tc makes the queue's byte limit rate x latency + burst)."""
+    return ["tbf", "rate", f"{bits}bit", "burst", str(bucket_bytes(bits)), "latency", f"{queue_us}us"]
 
 
 # Shaped links here delivered 90-97% of up to 10 Gbit/s, 85-97% of 25 Gbit/s,
@@ -73,8 +101,9 @@ def tbf_args(bits: int) -> list[str]:
 SUSTAINED_BITS = 10_000_000_000
 
 
-def link_shaping(bits: int) -> dict[str, object]:
+def link_shaping(bits: int, queue_us: int = DEFAULT_QUEUE_US) -> dict[str, object]:
     """The token bucket every emulated link of ``bits`` per second is shaped with, as the what-if
-    replay's ``Shaping`` takes it (``Shaping(**link_shaping(bits))``)."""
+    replay's ``Shaping`` takes it (``Shaping(**link_shaping(bits, queue_us))``); the source names
+    the queue, which decides whether Open MPI's exchanges take turns."""
     return {"rate_gbit_s": bits / 1e9, "bucket_bytes": bucket_bytes(bits),
-            "source": f"tc tbf of the emulated links, {rate_text(bits)}"}
+            "source": f"tc tbf of the emulated links, {rate_text(bits)}, queue {queue_text(queue_us)}"}

@@ -32,7 +32,8 @@ _I = C.c_int64
 class _Network(C.Structure):
     _fields_ = [("nranges", _I), ("upto", _P), ("latency", _P), ("overhead", _P), ("gap", _P),
                 ("per_byte", _P), ("eager_limit", C.c_double), ("bucket_bytes", C.c_double),
-                ("bucket_rate", C.c_double), ("half_duplex", _I)]
+                ("bucket_rate", C.c_double), ("half_duplex", _I),
+                ("exchange_extra", C.c_double)]
 
 
 class _Source(C.Structure):
@@ -122,7 +123,7 @@ def _network(net: Network, keep: list) -> _Network:
     shaped = net.shaping
     return _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
                     shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0,
-                    int(net.duplex == "half"))
+                    int(net.duplex == "half"), (net.both_ways or 1.0) - 1.0)
 
 
 def _i64(a) -> np.ndarray:

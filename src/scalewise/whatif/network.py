@@ -103,6 +103,11 @@ class Network(BaseModel):
     duplex: Literal["full", "half"] = Field("full", description="half: a rank's incoming messages take turns with "
                                             "its outgoing ones (a transport that moves one direction at a time); "
                                             "calibrate measures it")
+    both_ways: float | None = Field(None, ge=1.0, le=2.0,
+                                   description="full duplex: how many times one way a large message each way at once "
+                                               "takes (the link carries the other direction's acknowledgements too); "
+                                               "an incoming message's time that overlaps the rank's own sending costs "
+                                               "that much; calibrate --cluster measures it; none: 1")
     collectives: list[MeasuredCollective] | None = None
     doubts: list[str] | None = Field(None, description="why calibrate found the measurement not trustworthy")
 

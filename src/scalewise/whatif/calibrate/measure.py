@@ -17,7 +17,7 @@ from scalewise.whatif.network import Shaping
 
 def cluster_shaping(cluster: Cluster) -> Shaping:
     """The shaping the emulated cluster's links apply, as the network file records it."""
-    return Shaping(**link_shaping(cluster.rate_bits))
+    return Shaping(**link_shaping(cluster.rate_bits, cluster.queue_us))
 
 
 def host_pair(hosts: str | None, on_cluster: bool) -> list[str] | None:
