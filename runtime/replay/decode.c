@@ -513,6 +513,24 @@ static void live_del(decoder *d, int64_t rank, int64_t id)
         map_del(&d->live, id);
 }
 
+/* Whether the m slots are m distinct consecutive numbers (tried for up to 64). */
+static int is_range(const int32_t *slot, int64_t m)
+{
+    if (m < 1 || m > 64)
+        return 0;
+    int32_t low = slot[0], high = slot[0];
+    for (int64_t j = 1; j < m; j++) {
+        low = slot[j] < low ? slot[j] : low;
+        high = slot[j] > high ? slot[j] : high;
+    }
+    if ((int64_t)high - low + 1 != m)
+        return 0;
+    uint64_t seen = 0;
+    for (int64_t j = 0; j < m; j++)
+        seen |= (uint64_t)1 << (slot[j] - low);
+    return __builtin_popcountll(seen) == m;
+}
+
 /* Room for m more free slots. */
 static int free_room(decoder *d, int64_t nfree, int64_t m)
 {
@@ -621,6 +639,15 @@ static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, cons
                     break;
                 }
                 wait_slots[w + j] = (int32_t)*slot;
+            }
+            if (!rc && is_range(wait_slots + w, m)) {
+                int32_t low = wait_slots[w];
+                for (int64_t j = 1; j < m; j++)
+                    low = wait_slots[w + j] < low ? wait_slots[w + j] : low;
+                x->ref = low;
+                x->flags = SW_WAIT_RANGE;
+            } else {
+                x->flags = 0;
             }
             for (int64_t j = 0; j < m && !rc; j++) {
                 if (live_find(d, rank, wait_ids[w + j])) {

@@ -1,4 +1,4 @@
-/* The decoded trace the replay runs on: one 40-byte row per event, shared by
+/* The decoded trace the replay runs on: one 24-byte row per event, shared by
  * decode.c (which fills it) and replay.c (which walks it). */
 #ifndef SW_DECODED_H
 #define SW_DECODED_H
@@ -26,6 +26,10 @@ static inline void sw_huge_pages(void *p, size_t bytes)
  * compute of 4.3 s or more, a message of 4 GiB or more) are BIG here and kept
  * in the trace's table of large values (sw_big). */
 #define SW_BIG UINT32_MAX
+/* flags of a WAIT row: its requests are the rank's slots ref .. ref + peer - 1, in some order (the order
+ * of a wait's requests changes nothing), so the replay needs no list.  A collective's flags are the
+ * trace's (its signature reads them); other rows' flags are not read. */
+#define SW_WAIT_RANGE 0x80
 typedef struct {
     uint32_t compute_ns; /* nanoseconds of computation before the call */
     uint32_t bytes;

@@ -437,18 +437,20 @@ static void sort_pairs(double *p, int64_t m)
     }
 }
 
-/* The i-th request of a wait's list: a rank's slot (own[slots[i]]) or, with slots NULL, a pool request. */
-#define REQ_AT(i) (slots ? &own[slots[i]] : list[i])
+/* The i-th request of a wait's list: a rank's slot (own[slots[i]]), with slots NULL a pool request
+ * (list[i]), with both NULL the rank's slot first + i. */
+#define REQ_AT(i) (slots ? &own[slots[i]] : list ? list[i] : &own[first + i])
 
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
  * order they arrived, and each costs the receiver o (for the rank's own
  * requests, slots given, at least its host cost per message). */
-static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, request *const *list, int64_t n)
+static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, int64_t first, request *const *list,
+                    int64_t n)
 {
     const sw_network *net = e->net;
     request *own = slots_of(e, st);
-    double host = slots && e->host_o ? e->host_o[r] : 0;
+    double host = !list && e->host_o ? e->host_o[r] : 0;
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
         uint32_t f = REQ_AT(i)->flags;
@@ -560,7 +562,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     }
     int64_t n = op == SW_WAIT ? p : (op == SW_SEND || op == SW_RECV) ? 1 : 0;
     if (n) {
-        int rc = wait_all(e, r, st, NULL, st->phase + st->nphase - n, n);
+        int rc = wait_all(e, r, st, NULL, 0, st->phase + st->nphase - n, n);
         if (rc)
             return rc;
         for (int64_t i = st->nphase - n; i < st->nphase; i++)
@@ -612,12 +614,12 @@ static int step(engine *e, int32_t r, const sw_row *x)
         st->started = 1;
     }
     int rc = 0;
-    if (x->kind == SW_SEND || x->kind == SW_RECV) {
-        int32_t zero = 0;
-        rc = wait_all(e, r, st, &zero, NULL, 1);
-    } else if (x->kind == SW_WAIT) {
-        rc = wait_all(e, r, st, waits_of(e->tr, r, x), NULL, x->peer);
-    }
+    if (x->kind == SW_SEND || x->kind == SW_RECV)
+        rc = wait_all(e, r, st, NULL, 0, NULL, 1);
+    else if (x->kind == SW_WAIT && (x->flags & SW_WAIT_RANGE))
+        rc = wait_all(e, r, st, NULL, x->ref, NULL, x->peer);
+    else if (x->kind == SW_WAIT)
+        rc = wait_all(e, r, st, waits_of(e->tr, r, x), 0, NULL, x->peer);
     if (rc)
         return rc;
     leave(st, x);
@@ -645,7 +647,7 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
         dst = r;
         src = x->peer;
     } else {
-        if (x->kind == SW_WAIT) /* its request slots: a list apart from the rows */
+        if (x->kind == SW_WAIT && !(x->flags & SW_WAIT_RANGE)) /* its request slots: a list apart from the rows */
             __builtin_prefetch(waits_of(e->tr, r, x));
         return;
     }
@@ -680,7 +682,8 @@ static int run(engine *e, char *err, int64_t err_size)
             if (rc > 0) {
                 const sw_row *x = &tr->rows[st->pos];
                 st->blocked = 1;
-                st->resume = x->kind == SW_WAIT ? (const void *)waits_of(tr, r, x)
+                st->resume = x->kind == SW_WAIT ? (x->flags & SW_WAIT_RANGE ? (const void *)(slots_of(e, st) + x->ref)
+                                                                            : (const void *)waits_of(tr, r, x))
                              : st->in_call && st->nphase ? (const void *)(st->phase + st->nphase - 1)
                                                 : NULL;
                 break;
