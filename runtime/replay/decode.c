@@ -236,6 +236,9 @@ typedef struct {
     direct_entry *direct;
     int32_t *free_slots;
     int64_t free_cap;
+    i64map pairs; /* (communicator, tag) -> its number */
+    int64_t min_pair; /* the number of the pair whose key is the map's empty key, -1: none yet */
+    struct pair_entry *pair_cache;
 #ifdef SW_LIBDEFLATE
     struct libdeflate_decompressor *inflater;
 #else
@@ -286,12 +289,9 @@ enum { C_FUNC, C_PEER, C_BYTES, C_TAG, C_COMM, C_REQ, C_ROOT, C_FLAGS, C_NREQ, C
 static const char *const column_name[NCOLS] = {"func", "peer", "bytes", "tag", "comm", "req", "root", "flags",
                                                "nreq", "compute", "wait requests"};
 
-/* Decode the columns after kind into the rank's rows in one pass (root goes to tag for collectives, which
- * have no tag of their own; nreq to peer for waits, which have no peer); in->p is left at the wait
- * requests. */
-static int decode_columns(decoder *d, int64_t rank, sw_row *rows, int64_t n, reader *in)
+/* Where each column after kind starts (at[]); in->p is left at the wait requests. */
+static int columns_at(decoder *d, int64_t rank, int64_t n, reader *in, const uint8_t **at)
 {
-    const uint8_t *at[NCOLS];
     const uint8_t *p = in->p;
     for (int c = 0; c < C_WAITS; c++) {
         at[c] = p;
@@ -307,50 +307,27 @@ static int decode_columns(decoder *d, int64_t rank, sw_row *rows, int64_t n, rea
             return fail(d->e, "rank %lld: column '%s': %lld values expected, the data ends after %lld",
                         (long long)rank, column_name[c], (long long)n, (long long)found);
     }
-    const uint8_t *cf = at[C_FUNC], *cp = at[C_PEER], *cb = at[C_BYTES], *ct = at[C_TAG], *cc = at[C_COMM];
-    const uint8_t *cq = at[C_REQ], *cr = at[C_ROOT], *cl = at[C_FLAGS], *cn = at[C_NREQ], *cu = at[C_COMPUTE];
-    uint64_t nfuncs = (uint64_t)d->t->nfuncs;
-    int64_t prev_req = -1;
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        sw_row *x = &rows[i];
-        uint8_t kind = x->kind;
-        uint64_t func = NEXT(cf), peer = NEXT(cp), nbytes = NEXT(cb), tag = NEXT(ct), comm = NEXT(cc);
-        uint64_t req = NEXT(cq), root = NEXT(cr), nreq = NEXT(cn), compute = NEXT(cu);
-        if (func >= nfuncs)
-            return fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
-                        (long long)i);
-        if (req) {
-            prev_req += unzigzag(req - 1) + 1;
-            x->ref = prev_req;
-        } else {
-            x->ref = -1;
-        }
-        x->compute = (double)compute * 1e-9; /* as numpy: uint64 to double, then times 1e-9 */
-        x->bytes = (int64_t)nbytes;
-        x->peer = kind == SW_WAIT ? (int32_t)nreq : peer ? (int32_t)(unzigzag(peer - 1) + rank) : -1;
-        x->tag = kind == SW_COLLECTIVE ? (int32_t)((int64_t)root - 1) : (int32_t)unzigzag(tag);
-        x->comm = (int32_t)comm;
-        x->func = (uint16_t)func;
-        x->flags = *cl++;
-    }
-    if (bad) { /* only a value longer than ten bytes sets it: name its column */
-        for (int c = 0; c < C_WAITS; c++) {
-            const uint8_t *q = at[c];
-            for (int64_t i = 0; c != C_FLAGS && i < n; i++) {
-                int over = 0;
-                if (*q < 0x80)
-                    q++;
-                else
-                    long_varint(&q, &over);
-                if (over)
-                    return fail(d->e, "rank %lld: column '%s': value %lld is longer than 10 bytes", (long long)rank,
-                                column_name[c], (long long)i);
-            }
-        }
-    }
     in->p = p;
     return 0;
+}
+
+/* A value longer than ten bytes (the only thing that sets NEXT's bad): name its column. */
+static int overlong(decoder *d, int64_t rank, int64_t n, const uint8_t *const *at)
+{
+    for (int c = 0; c < C_WAITS; c++) {
+        const uint8_t *q = at[c];
+        for (int64_t i = 0; c != C_FLAGS && i < n; i++) {
+            int over = 0;
+            if (*q < 0x80)
+                q++;
+            else
+                long_varint(&q, &over);
+            if (over)
+                return fail(d->e, "rank %lld: column '%s': value %lld is longer than 10 bytes", (long long)rank,
+                            column_name[c], (long long)i);
+        }
+    }
+    return fail(d->e, "rank %lld: a value is longer than 10 bytes", (long long)rank);
 }
 
 static int64_t sig_of(decoder *d, const sw_signature *key)
@@ -417,10 +394,10 @@ static int add_vcall(sw_trace *t, sw_vcall v)
 }
 
 /* The collective row's signature, and its place in its communicator (in peer). */
-static int collective(decoder *d, int64_t rank, sw_row *x, i64map *count)
+static int collective(decoder *d, int64_t rank, sw_row *x, int64_t comm, int64_t root, int64_t bytes, i64map *count)
 {
     sw_trace *t = d->t;
-    int64_t comm = x->comm, me = rank, members = -1;
+    int64_t me = rank, members = -1;
     int64_t *idx = map_find(&d->comm_of, comm);
     if (idx) {
         int64_t *at = map_find(&d->place, *idx * t->nranks + rank);
@@ -441,18 +418,70 @@ static int collective(decoder *d, int64_t rank, sw_row *x, i64map *count)
     }
     if (d->src->is_vector[x->func]) {
         k = *seen;
-        if (add_vcall(t, (sw_vcall){rank, comm, k, x->func, x->bytes}))
+        if (add_vcall(t, (sw_vcall){rank, comm, k, x->func, bytes}))
             return fail(d->e, "out of memory");
     }
     ++*seen;
-    sw_signature key = {x->func, comm, x->bytes, x->tag, x->flags & 1, k};
+    sw_signature key = {x->func, comm, bytes, root, x->flags & 1, k};
     int64_t s = sig_of(d, &key);
     if (s < 0)
         return fail(d->e, "out of memory");
+    if (s > INT32_MAX)
+        return fail(d->e, "more than 2^31 distinct collective calls");
     t->sig_members[s] = members;
     x->ref = s;
     x->peer = (int32_t)me;
     return 0;
+}
+
+/* The number of a point-to-point (communicator, tag) pair: a trace has few, and a rank uses the same ones
+ * over and over, so a small direct-mapped cache answers before the map. */
+#define PAIR_CACHE 256
+typedef struct pair_entry {
+    int64_t pair, key;
+} pair_entry;
+
+static int64_t key_of(decoder *d, int32_t comm, int32_t tag)
+{
+    int64_t pair = (int64_t)((uint64_t)(uint32_t)comm << 32 | (uint32_t)tag);
+    pair_entry *c = &d->pair_cache[(uint32_t)(tag * 31 + comm) & (PAIR_CACHE - 1)];
+    if (c->key >= 0 && c->pair == pair)
+        return c->key;
+    sw_trace *t = d->t;
+    /* the map's empty key is one pair (communicator INT32_MIN, tag 0): that one is kept apart */
+    int64_t *known = pair == EMPTY_KEY ? (d->min_pair >= 0 ? &d->min_pair : NULL) : map_find(&d->pairs, pair);
+    int64_t key = known ? *known : t->nkeys;
+    if (!known) {
+        if (t->nkeys == INT32_MAX)
+            return -1;
+        if (t->nkeys == t->key_cap) {
+            int64_t cap = t->key_cap ? 2 * t->key_cap : 64;
+            int32_t *gc = realloc(t->key_comm, (size_t)cap * sizeof *gc);
+            if (gc)
+                t->key_comm = gc;
+            int32_t *gt = realloc(t->key_tag, (size_t)cap * sizeof *gt);
+            if (gt)
+                t->key_tag = gt;
+            if (!gc || !gt)
+                return -1;
+            t->key_cap = cap;
+        }
+        if (pair == EMPTY_KEY)
+            d->min_pair = key;
+        else if (map_put(&d->pairs, pair, key) < 0)
+            return -1;
+        t->key_comm[key] = comm;
+        t->key_tag[key] = tag;
+        t->nkeys++;
+    }
+    *c = (pair_entry){pair, key};
+    return key;
+}
+
+/* A value of 2^32 - 1 or more: SW_BIG in the row, the value in the table of large values. */
+static int big_put(decoder *d, int64_t key, uint64_t value)
+{
+    return map_put(d->t->big, key, (int64_t)value) < 0 ? -1 : 0;
 }
 
 static int live_put(decoder *d, int64_t rank, int64_t id, int64_t slot)
@@ -484,38 +513,109 @@ static void live_del(decoder *d, int64_t rank, int64_t id)
         map_del(&d->live, id);
 }
 
-/* Program order: slots for requests, waits pointed at them, collectives at their signatures. */
-static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int64_t *wait_ids, int64_t nwait,
-                   int32_t *wait_slots, int64_t *nslots)
+/* Whether the m slots are m distinct consecutive numbers (tried for up to 64). */
+static int is_range(const int32_t *slot, int64_t m)
 {
-    int64_t next_slot = 1, nfree = 0, w = 0;
+    if (m < 1 || m > 64)
+        return 0;
+    int32_t low = slot[0], high = slot[0];
+    for (int64_t j = 1; j < m; j++) {
+        low = slot[j] < low ? slot[j] : low;
+        high = slot[j] > high ? slot[j] : high;
+    }
+    if ((int64_t)high - low + 1 != m)
+        return 0;
+    uint64_t seen = 0;
+    for (int64_t j = 0; j < m; j++)
+        seen |= (uint64_t)1 << (slot[j] - low);
+    return __builtin_popcountll(seen) == m;
+}
+
+/* Room for m more free slots. */
+static int free_room(decoder *d, int64_t nfree, int64_t m)
+{
+    if (nfree + m <= d->free_cap)
+        return 0;
+    int64_t cap = 2 * (nfree + m);
+    int32_t *g = realloc(d->free_slots, (size_t)cap * sizeof *g);
+    if (!g)
+        return -1;
+    d->free_slots = g;
+    d->free_cap = cap;
+    return 0;
+}
+
+/* The columns decoded into the rank's rows and resolved in the same pass, in program order: each row is
+ * written once, while its line is in cache.  Requests get slots, waits are pointed at their requests'
+ * slots, collectives at their signatures.  Root goes to tag for collectives (which have no tag of their
+ * own), nreq to peer for waits (which have no peer). */
+static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, const uint8_t *kinds,
+                         const uint8_t *const *at, const int64_t *wait_ids, int64_t nwait, int32_t *wait_slots,
+                         int64_t *nslots)
+{
+    const uint8_t *cf = at[C_FUNC], *cp = at[C_PEER], *cb = at[C_BYTES], *ct = at[C_TAG], *cc = at[C_COMM];
+    const uint8_t *cq = at[C_REQ], *cr = at[C_ROOT], *cl = at[C_FLAGS], *cn = at[C_NREQ], *cu = at[C_COMPUTE];
+    uint64_t nfuncs = (uint64_t)d->t->nfuncs;
+    int64_t nranks = d->t->nranks, prev_req = -1, next_slot = 1, nfree = 0, w = 0;
+    int bad = 0, rc = 0;
     d->live.used = 0;
     for (int64_t i = 0; i < d->live.size; i++)
         d->live.keys[i] = EMPTY_KEY;
     i64map count;
     if (map_init(&count, 8))
         return fail(d->e, "out of memory");
-    int rc = 0;
     for (int64_t i = 0; i < n && !rc; i++) {
         sw_row *x = &rows[i];
-        switch (x->kind) {
+        uint8_t kind = kinds[i];
+        uint64_t func = NEXT(cf), peer = NEXT(cp), nbytes = NEXT(cb), tag = NEXT(ct), comm = NEXT(cc);
+        uint64_t req = NEXT(cq), root = NEXT(cr), nreq = NEXT(cn), compute = NEXT(cu);
+        if (func >= nfuncs) {
+            rc = fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
+                      (long long)i);
+            break;
+        }
+        if (req)
+            prev_req += unzigzag(req - 1) + 1;
+        int64_t row = d->t->rank_start[rank] + i;
+        x->compute_ns = compute < SW_BIG ? (uint32_t)compute : SW_BIG;
+        x->bytes = nbytes < SW_BIG ? (uint32_t)nbytes : SW_BIG;
+        if ((compute >= SW_BIG && big_put(d, 2 * row, compute)) || (nbytes >= SW_BIG && big_put(d, 2 * row + 1, nbytes))) {
+            rc = fail(d->e, "out of memory");
+            break;
+        }
+        x->peer = kind == SW_WAIT ? (int32_t)nreq : peer ? (int32_t)(unzigzag(peer - 1) + rank) : -1;
+        int32_t c32 = (int32_t)comm, t32 = kind == SW_COLLECTIVE ? (int32_t)((int64_t)root - 1) : (int32_t)unzigzag(tag);
+        x->key = c32;
+        x->func = (uint16_t)func;
+        x->kind = kind;
+        x->flags = *cl++;
+        if (kind >= SW_ISEND && kind <= SW_RECV && kind != SW_WAIT) {
+            int64_t key = key_of(d, c32, t32);
+            if (key < 0) {
+                rc = fail(d->e, "out of memory");
+                break;
+            }
+            x->key = (int32_t)key;
+        }
+        switch (kind) {
         case SW_ISEND:
         case SW_IRECV: {
-            if (x->peer < 0 || x->peer >= d->t->nranks) {
+            if (x->peer < 0 || x->peer >= nranks) {
                 rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
                 break;
             }
+            int64_t id = req ? prev_req : -1;
             int64_t slot = nfree ? d->free_slots[--nfree] : next_slot++;
-            int put = live_put(d, rank, x->ref, slot);
+            int put = live_put(d, rank, id, slot);
             if (put)
                 rc = put < 0 ? fail(d->e, "out of memory")
-                             : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank, (long long)x->ref);
-            x->ref = slot;
+                             : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank, (long long)id);
+            x->ref = (int32_t)slot;
             break;
         }
         case SW_SEND:
         case SW_RECV:
-            if (x->peer < 0 || x->peer >= d->t->nranks)
+            if (x->peer < 0 || x->peer >= nranks)
                 rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
             x->ref = 0;
             break;
@@ -526,17 +626,11 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
                           (long long)nwait);
                 break;
             }
-            if (nfree + m > d->free_cap) {
-                int64_t cap = 2 * (nfree + m);
-                int32_t *g = realloc(d->free_slots, (size_t)cap * sizeof *g);
-                if (!g) {
-                    rc = fail(d->e, "out of memory");
-                    break;
-                }
-                d->free_slots = g;
-                d->free_cap = cap;
+            if (free_room(d, nfree, m)) {
+                rc = fail(d->e, "out of memory");
+                break;
             }
-            x->ref = d->t->nwaits + w; /* filled below: global offset of this wait's slots */
+            x->ref = (int32_t)w; /* this wait's first slot in the rank's waits (at most 2^31 - 1 of them) */
             for (int64_t j = 0; j < m && !rc; j++) {
                 int64_t *slot = live_find(d, rank, wait_ids[w + j]);
                 if (!slot) {
@@ -545,6 +639,15 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
                     break;
                 }
                 wait_slots[w + j] = (int32_t)*slot;
+            }
+            if (!rc && is_range(wait_slots + w, m)) {
+                int32_t low = wait_slots[w];
+                for (int64_t j = 1; j < m; j++)
+                    low = wait_slots[w + j] < low ? wait_slots[w + j] : low;
+                x->ref = low;
+                x->flags = SW_WAIT_RANGE;
+            } else {
+                x->flags = 0;
             }
             for (int64_t j = 0; j < m && !rc; j++) {
                 if (live_find(d, rank, wait_ids[w + j])) {
@@ -556,15 +659,18 @@ static int resolve(decoder *d, int64_t rank, sw_row *rows, int64_t n, const int6
             break;
         }
         case SW_COLLECTIVE:
-            rc = collective(d, rank, x, &count);
+            rc = collective(d, rank, x, c32, t32, (int64_t)nbytes, &count);
             break;
         case SW_OTHER:
+            x->ref = -1;
             break;
         default:
-            rc = fail(d->e, "rank %lld: unknown event kind %d", (long long)rank, x->kind);
+            rc = fail(d->e, "rank %lld: unknown event kind %d", (long long)rank, kind);
         }
     }
     map_free(&count);
+    if (bad) /* a value past ten bytes threw the columns out of step: that, not what followed from it */
+        return overlong(d, rank, n, at);
     if (!rc && w != nwait)
         rc = fail(d->e, "rank %lld: waits list %lld requests, the request column has %lld", (long long)rank,
                   (long long)w, (long long)nwait);
@@ -585,10 +691,9 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wa
     sw_row *rows = t->rows + t->rank_start[rank];
     if (len < n)
         return fail(d->e, "rank %lld: column 'kind' is cut short", (long long)rank);
-    for (int64_t i = 0; i < n; i++)
-        rows[i].kind = in.p[i];
+    const uint8_t *kinds = in.p, *at[NCOLS];
     in.p += n;
-    if (decode_columns(d, rank, rows, n, &in))
+    if (columns_at(d, rank, n, &in, at))
         return -1;
     if (nwait > *wait_cap) {
         int64_t *g = realloc(*wait_ids, (size_t)nwait * sizeof *g);
@@ -608,10 +713,13 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wa
     }
     if (in.p != in.end)
         return fail(d->e, "rank %lld: %lld bytes after the last column", (long long)rank, (long long)(in.end - in.p));
+    if (nwait > INT32_MAX)
+        return fail(d->e, "rank %lld: more than 2^31 - 1 wait requests", (long long)rank);
     int64_t nslots = 0;
-    if (resolve(d, rank, rows, n, *wait_ids, nwait, t->waits + t->nwaits, &nslots))
+    if (decode_events(d, rank, rows, n, kinds, at, *wait_ids, nwait, t->waits + t->nwaits, &nslots))
         return -1;
     t->nwaits += nwait;
+    t->wait_start[rank + 1] = t->nwaits;
     t->slot_start[rank + 1] = t->slot_start[rank] + nslots;
     return 0;
 }
@@ -645,7 +753,7 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
 {
     errbuf e = {err, err_size};
     sw_trace *t = calloc(1, sizeof *t);
-    decoder d = {.t = t, .src = src, .e = &e};
+    decoder d = {.t = t, .src = src, .e = &e, .min_pair = -1};
     int64_t *wait_ids = NULL, wait_cap = 0, nwait = 0;
     int rc = -1;
     if (!t) {
@@ -656,9 +764,11 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     t->nfuncs = src->nfuncs;
     t->rank_start = malloc((size_t)(src->nranks + 1) * sizeof *t->rank_start);
     t->slot_start = malloc((size_t)(src->nranks + 1) * sizeof *t->slot_start);
-    if (!t->rank_start || !t->slot_start || src->nfuncs > 65535)
+    t->wait_start = malloc((size_t)(src->nranks + 1) * sizeof *t->wait_start);
+    t->big = calloc(1, sizeof(i64map));
+    if (!t->rank_start || !t->slot_start || !t->wait_start || !t->big || src->nfuncs > 65535)
         goto out;
-    t->rank_start[0] = t->slot_start[0] = 0;
+    t->rank_start[0] = t->slot_start[0] = t->wait_start[0] = 0;
     for (int64_t r = 0; r < src->nranks; r++) {
         t->rank_start[r + 1] = t->rank_start[r] + src->nevents[r];
         nwait += src->nwait[r];
@@ -671,6 +781,7 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     if (t->waits)
         sw_huge_pages(t->waits, (size_t)nwait * sizeof *t->waits);
     d.direct = malloc(DIRECT * sizeof *d.direct);
+    d.pair_cache = malloc(PAIR_CACHE * sizeof *d.pair_cache);
 #ifdef SW_LIBDEFLATE
     d.inflater = libdeflate_alloc_decompressor();
     if (!d.inflater) {
@@ -680,7 +791,10 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
 #endif
     for (int64_t i = 0; d.direct && i < DIRECT; i++)
         d.direct[i].rank = -1;
-    if (!t->rows || !t->waits || !d.direct || map_init(&d.live, 64)) {
+    for (int64_t i = 0; d.pair_cache && i < PAIR_CACHE; i++)
+        d.pair_cache[i] = (pair_entry){0, -1}; /* key -1: empty */
+    if (!t->rows || !t->waits || !d.direct || !d.pair_cache || map_init(&d.live, 64) || map_init(&d.pairs, 64) ||
+        map_init(t->big, 16)) {
         fail(&e, "out of memory");
         goto out;
     }
@@ -697,6 +811,9 @@ out:
     free(d.buf);
     free(d.free_slots);
     free(d.direct);
+    free(d.pair_cache);
+    if (d.pairs.keys)
+        map_free(&d.pairs);
 #ifdef SW_LIBDEFLATE
     if (d.inflater)
         libdeflate_free_decompressor(d.inflater);
@@ -721,10 +838,18 @@ const sw_signature *sw_sigs(const sw_trace *t) { return t->sigs; }
 int64_t sw_nvcalls(const sw_trace *t) { return t->nvcalls; }
 const sw_vcall *sw_vcalls(const sw_trace *t) { return t->vcalls; }
 
+uint64_t sw_big(const sw_trace *t, int64_t key)
+{
+    const int64_t *v = map_find(t->big, key);
+    return v ? (uint64_t)*v : 0; /* a row holds SW_BIG only when its value is in the table */
+}
+
 int64_t sw_bytes(const sw_trace *t)
 {
+    const i64map *big = t->big;
     return t->nevents * (int64_t)sizeof(sw_row) + t->nwaits * (int64_t)sizeof(int32_t) +
-           (t->nranks + 1) * 2 * (int64_t)sizeof(int64_t) +
+           (t->nranks + 1) * 3 * (int64_t)sizeof(int64_t) + t->key_cap * 2 * (int64_t)sizeof(int32_t) +
+           big->size * 2 * (int64_t)sizeof(int64_t) +
            t->sig_cap * (int64_t)(sizeof(sw_signature) + sizeof(int64_t)) + t->vcall_cap * (int64_t)sizeof(sw_vcall) +
            t->nmembers * (int64_t)sizeof(int32_t);
 }
@@ -737,6 +862,12 @@ void sw_close(sw_trace *t)
     free(t->rows);
     free(t->waits);
     free(t->slot_start);
+    free(t->wait_start);
+    free(t->key_comm);
+    free(t->key_tag);
+    if (t->big && ((i64map *)t->big)->keys)
+        map_free(t->big);
+    free(t->big);
     free(t->sigs);
     free(t->sig_hash);
     free(t->sig_members);

@@ -437,18 +437,20 @@ static void sort_pairs(double *p, int64_t m)
     }
 }
 
-/* The i-th request of a wait's list: a rank's slot (own[slots[i]]) or, with slots NULL, a pool request. */
-#define REQ_AT(i) (slots ? &own[slots[i]] : list[i])
+/* The i-th request of a wait's list: a rank's slot (own[slots[i]]), with slots NULL a pool request
+ * (list[i]), with both NULL the rank's slot first + i. */
+#define REQ_AT(i) (slots ? &own[slots[i]] : list ? list[i] : &own[first + i])
 
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
  * order they arrived, and each costs the receiver o (for the rank's own
  * requests, slots given, at least its host cost per message). */
-static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, request *const *list, int64_t n)
+static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, int64_t first, request *const *list,
+                    int64_t n)
 {
     const sw_network *net = e->net;
     request *own = slots_of(e, st);
-    double host = slots && e->host_o ? e->host_o[r] : 0;
+    double host = !list && e->host_o ? e->host_o[r] : 0;
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
         uint32_t f = REQ_AT(i)->flags;
@@ -510,10 +512,18 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
     return 0;
 }
 
+/* The request slots a wait row completes: its entries in the rank's stretch of the wait list. */
+static inline const int32_t *waits_of(const sw_trace *tr, int32_t r, const sw_row *x)
+{
+    return tr->waits + tr->wait_start[r] + x->ref;
+}
+
 /* The event's compute, then the call starts. */
 static void enter(engine *e, rank_state *st, int32_t r, const sw_row *x)
 {
-    double compute = e->compute_scale ? x->compute * e->compute_scale[r] : x->compute;
+    double compute = sw_compute(e->tr, x);
+    if (e->compute_scale)
+        compute *= e->compute_scale[r];
     st->clock += compute;
     st->compute += compute;
     st->call_start = st->clock;
@@ -532,7 +542,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     int64_t mo = e->tr->sig_members[sig];
     uint8_t op = tp->op[st->top];
     int32_t p = tp->peer[st->top];
-    int32_t comm = x->comm | COLLECTIVE_CONTEXT, tag = -1 - (int32_t)x->func;
+    int32_t comm = x->key | COLLECTIVE_CONTEXT, tag = -1 - (int32_t)x->func;
     if (!st->started) {
         int32_t peer = op == SW_WAIT ? 0 : (mo < 0 ? p : e->tr->members[mo + p]);
         if (op != SW_WAIT) {
@@ -557,7 +567,7 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     }
     int64_t n = op == SW_WAIT ? p : (op == SW_SEND || op == SW_RECV) ? 1 : 0;
     if (n) {
-        int rc = wait_all(e, r, st, NULL, st->phase + st->nphase - n, n);
+        int rc = wait_all(e, r, st, NULL, 0, st->phase + st->nphase - n, n);
         if (rc)
             return rc;
         for (int64_t i = st->nphase - n; i < st->nphase; i++)
@@ -598,9 +608,10 @@ static int step(engine *e, int32_t r, const sw_row *x)
         enter(e, st, r, x);
         int rc = 0;
         if (x->kind == SW_ISEND || x->kind == SW_SEND)
-            rc = post_send(e, r, x->peer, x->bytes, x->comm, x->tag, own + x->ref, e->host_o ? e->host_o[r] : 0);
+            rc = post_send(e, r, x->peer, sw_bytes_of(e->tr, x), e->tr->key_comm[x->key], e->tr->key_tag[x->key],
+                           own + x->ref, e->host_o ? e->host_o[r] : 0);
         else if (x->kind == SW_IRECV || x->kind == SW_RECV)
-            rc = post_recv(e, r, x->peer, x->comm, x->tag, own + x->ref);
+            rc = post_recv(e, r, x->peer, e->tr->key_comm[x->key], e->tr->key_tag[x->key], own + x->ref);
         if (x->kind == SW_IRECV && e->irecv_cost && !is_local(e, r, x->peer))
             st->clock += e->irecv_cost[r]; /* what posting a receive took the traced run */
         if (rc)
@@ -608,12 +619,12 @@ static int step(engine *e, int32_t r, const sw_row *x)
         st->started = 1;
     }
     int rc = 0;
-    if (x->kind == SW_SEND || x->kind == SW_RECV) {
-        int32_t zero = 0;
-        rc = wait_all(e, r, st, &zero, NULL, 1);
-    } else if (x->kind == SW_WAIT) {
-        rc = wait_all(e, r, st, e->tr->waits + x->ref, NULL, x->peer);
-    }
+    if (x->kind == SW_SEND || x->kind == SW_RECV)
+        rc = wait_all(e, r, st, NULL, 0, NULL, 1);
+    else if (x->kind == SW_WAIT && (x->flags & SW_WAIT_RANGE))
+        rc = wait_all(e, r, st, NULL, x->ref, NULL, x->peer);
+    else if (x->kind == SW_WAIT)
+        rc = wait_all(e, r, st, waits_of(e->tr, r, x), 0, NULL, x->peer);
     if (rc)
         return rc;
     leave(st, x);
@@ -641,11 +652,12 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
         dst = r;
         src = x->peer;
     } else {
-        if (x->kind == SW_WAIT) /* its request slots: a list apart from the rows */
-            __builtin_prefetch(&e->tr->waits[x->ref]);
+        if (x->kind == SW_WAIT && !(x->flags & SW_WAIT_RANGE)) /* its request slots: a list apart from the rows */
+            __builtin_prefetch(waits_of(e->tr, r, x));
         return;
     }
-    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, x->comm, x->tag) & (KEYS_INLINE - 1)]);
+    int32_t comm = e->tr->key_comm[x->key], tag = e->tr->key_tag[x->key];
+    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, comm, tag) & (KEYS_INLINE - 1)]);
 }
 
 static int run(engine *e, char *err, int64_t err_size)
@@ -675,7 +687,8 @@ static int run(engine *e, char *err, int64_t err_size)
             if (rc > 0) {
                 const sw_row *x = &tr->rows[st->pos];
                 st->blocked = 1;
-                st->resume = x->kind == SW_WAIT ? (const void *)&tr->waits[x->ref]
+                st->resume = x->kind == SW_WAIT ? (x->flags & SW_WAIT_RANGE ? (const void *)(slots_of(e, st) + x->ref)
+                                                                            : (const void *)waits_of(tr, r, x))
                              : st->in_call && st->nphase ? (const void *)(st->phase + st->nphase - 1)
                                                 : NULL;
                 break;

@@ -190,6 +190,34 @@ def test_a_receiver_with_more_match_keys_than_its_block_holds_matches_the_refere
     assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
 
 
+def test_computes_and_messages_past_32_bits_and_waits_in_any_order_match_the_reference():
+    # The rows hold computes in ns and sizes in 32 bits: a compute of 4.294967295 s (2^32 - 1 ns) or more and
+    # a size of 2^32 - 1 bytes or more are kept beside the rows.  Waits list their requests out of order, on
+    # consecutive request slots (held as a first slot and a count) and not (a list of slots).
+    G = 5 * 2**30
+    a = [C("MPI_Isend", 1, G, tag=1, req=0, compute=5.0), C("MPI_Isend", 1, 8, tag=2, req=1),
+         C("MPI_Irecv", 1, 16, tag=3, req=2), C("MPI_Waitall", reqs=(2, 0)), C("MPI_Wait", reqs=(1,)),
+         C("MPI_Irecv", 1, 16, tag=4, req=3, compute=4.294967295), C("MPI_Isend", 1, 2**32 - 1, tag=5, req=4),
+         C("MPI_Isend", 1, 2**32 - 2, tag=6, req=5), C("MPI_Waitall", reqs=(5, 3, 4)),
+         C("MPI_Send", 1, 2**33, tag=7)]
+    b = [C("MPI_Irecv", 0, G, tag=1, req=0), C("MPI_Irecv", 0, 8, tag=2, req=1, compute=6.5),
+         C("MPI_Isend", 0, 16, tag=3, req=2), C("MPI_Waitall", reqs=(1, 2, 0)),
+         C("MPI_Isend", 0, 16, tag=4, req=3), C("MPI_Irecv", 0, 2**32 - 1, tag=5, req=4),
+         C("MPI_Irecv", 0, 2**32 - 2, tag=6, req=5, compute=4.294967296), C("MPI_Waitall", reqs=(4, 3, 5)),
+         C("MPI_Recv", 0, 2**33, tag=7)]
+    trace = whatif.from_calls([a, b])
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=float("inf"), latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40)])
+    [got] = whatif.replay(trace, net, "openmpi")
+    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
+    assert got.ranks["compute"].to_numpy() == pytest.approx([9.294967295, 10.794967296], rel=1e-12)
+    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+    assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :got.functions.shape[1]], rel=1e-9, abs=1e-15)
+    # the 8 GiB Send alone holds the wire for 2^33 * 8 / 40e9 s: the sizes past 32 bits are not cut
+    assert got.ranks["finish"].max() > 10.794967296 + 2**33 * 8 / 40e9
+
+
 def test_results_break_down_by_function_and_kind_and_library():
     P = 8
     ranks = [[C("MPI_Irecv", (r - 1) % P, 4096, req=0, compute=1e-4), C("MPI_Isend", (r + 1) % P, 4096, req=1),

@@ -3,7 +3,7 @@
 runtime/replay/replay.h field for field.
 
 The engine decodes the trace file's rank blocks itself (``Decoded``): one
-40-byte row per event.  Each distinct collective call (a signature) gets the
+24-byte row per event.  Each distinct collective call (a signature) gets the
 point-to-point schedule the target library would run, built here in Python
 once per signature (``templates.py``), and the engine walks it when a rank
 reaches the call."""
