@@ -42,9 +42,10 @@ int main(int argc, char **argv) {
 _INTERNAL = re.compile(r"^I\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent", re.MULTILINE)
 NBYTES = 808  # 101 doubles: split_binary_tree's halves differ by one element
 
-# (collective, algorithm number): every tree algorithm of tuned, and the fallbacks to linear below
-# one element per rank (bcast 9 and reduce 7 with 3 doubles)
-ALGORITHMS = [("bcast", a, NBYTES) for a in (2, 3, 4, 5, 6, 7)] + [("bcast", 9, 24)] \
+# (collective, algorithm number, bytes): every tree algorithm of tuned, bcast's scatter-allgathers (with
+# 9 doubles, 7 ranks' blocks run out), and the fallbacks to linear below one element per rank (3 doubles)
+ALGORITHMS = [("bcast", a, NBYTES) for a in (2, 3, 4, 5, 6, 7, 8, 9)] + [("bcast", 8, 24), ("bcast", 9, 24)] \
+    + [("bcast", 8, 72), ("bcast", 9, 72)] \
     + [("reduce", a, NBYTES) for a in (2, 3, 4, 5, 6)] + [("reduce", 7, 24)] \
     + [("gather", 2, NBYTES), ("scatter", 2, NBYTES), ("barrier", 6, 0)]
 ROOTS = {5: 2, 6: 5, 7: 3}

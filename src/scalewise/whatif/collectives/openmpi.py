@@ -113,6 +113,79 @@ def split_bintree(P: int, n: int, root: int) -> A.Schedule:
     return s
 
 
+def _binomial_scatter(s: A.Schedule, count: int, root: int, elem: int) -> tuple[list[int], int]:
+    """The scatter of bcast_intra_scatter_allgather(_ring): ceil(count / P) elements a block by vrank,
+    down the binomial tree whose child is vrank + mask, sending only blocks that exist.  Returns each
+    vrank's element count after it and the block's elements."""
+    P = len(s)
+    block = -(-count // P)
+    real = lambda v: (v + root) % P  # noqa: E731
+    have = [0] * P
+    have[0] = count
+    for v in range(P):  # parents come before their children
+        if v:
+            low = v & -v
+            if count - v * block > 0:
+                s[real(v)].append([(A.RECV, real(v - low), have[v] * elem)])
+            mask = low >> 1
+        else:
+            mask = 1 << (P - 1).bit_length() >> 1
+        while mask > 0:
+            if v + mask < P:
+                out = have[v] - block * mask
+                if out > 0:
+                    s[real(v)].append([(A.SEND, real(v + mask), out * elem)])
+                    have[v + mask] = out
+                    have[v] -= out
+            mask >>= 1
+    return have, block
+
+
+def scatter_allgather(P: int, n: int, root: int, ring: bool) -> A.Schedule:
+    """ompi_coll_base_bcast_intra_scatter_allgather (ring: _ring): the binomial scatter, then a
+    recursive-doubling allgather by vrank whose incomplete subtrees are topped up by recursive halving
+    (or a ring allgather of the blocks)."""
+    elem = element_bytes(n)
+    count = n // elem
+    s = A.empty(P)
+    _, block = _binomial_scatter(s, count, root, elem)
+    real = lambda v: (v + root) % P  # noqa: E731
+    size = [max(0, min(block, count - v * block)) for v in range(P)]
+    if ring:
+        for step in range(P - 1):
+            for v in range(P):
+                into, out = size[(v - step - 1) % P], size[(v - step) % P]
+                s[real(v)].append([(A.RECV, real(v - 1), into * elem), (A.SEND, real(v + 1), out * elem)])
+        return s
+    curr, got = list(size), [0] * P
+    mask = 1
+    while mask < P:
+        start = list(curr)
+        for v in range(P):
+            w = v ^ mask
+            if w < P:
+                s[real(v)].append([(A.RECV, real(w), start[w] * elem), (A.SEND, real(w), start[v] * elem)])
+                got[v] = start[w]
+                curr[v] += start[w]
+        for rh in (1 << k for k in range(mask.bit_length() - 2, -1, -1)):
+            sent = {}
+            for v in range(P):
+                w, mine = v ^ mask, v & ~(mask - 1)
+                if (w & ~(mask - 1)) + mask <= P:
+                    continue
+                alldata = P - mine - mask
+                partner, top = v ^ rh, v & ~((rh << 1) - 1)
+                if partner > v and v < top + alldata <= partner:
+                    s[real(v)].append([(A.SEND, real(partner), got[v] * elem)])
+                    sent[partner] = got[v]
+            for v, nb in sent.items():
+                s[real(v)].append([(A.RECV, real(v ^ rh), nb * elem)])
+                got[v] = nb
+                curr[v] += nb
+        mask <<= 1
+    return s
+
+
 def _bcast(alg: int, P: int, n: int, root: int, chain_fanout: int = 0) -> tuple[str, A.Schedule]:
     linear = ("basic_linear", A.tree_schedule(P, root, A.linear_children, n, down=True))
     if alg == 1:
@@ -128,9 +201,8 @@ def _bcast(alg: int, P: int, n: int, root: int, chain_fanout: int = 0) -> tuple[
         name, build = trees[alg]
         return name, along(build(), n, down=True)
     if alg == 8:
-        rd = A.recursive_doubling_allgather if P & (P - 1) == 0 else A.bruck_allgather
-        return "scatter_allgather", A.scatter_then_allgather(P, root, n, rd)
-    return "scatter_allgather_ring", A.scatter_then_allgather(P, root, n, A.ring_allgather)
+        return "scatter_allgather", scatter_allgather(P, n, root, ring=False)
+    return "scatter_allgather_ring", scatter_allgather(P, n, root, ring=True)
 
 
 def linear_reduce(P: int, n: int, root: int) -> A.Schedule:
