@@ -60,6 +60,8 @@ CASES = [
     ((2, 2), "slot", "allgather", 800, 0),
     ((2, 2), "slot", "barrier", 0, 0),
     ((3, 2), "slot", "bcast", 8192, 0),  # nodes of 3 and 2 ranks: tuned's bcast (linear at 8 KiB)
+    ((3, 2), "slot", "bcast", 1000, 0),  # ... tuned's binary tree (coll_base_topo.c's build_tree)
+    ((3, 2), "slot", "bcast", 2048, 0),  # ... tuned's binomial tree (build_bmtree)
     ((3, 2), "slot", "allreduce", 1000, 0),  # ... but han's allreduce
 ]
 

@@ -56,17 +56,6 @@ def knomial_children(v: int, P: int, radix: int) -> list[int]:
     return kids
 
 
-def binary_children(v: int, P: int) -> list[int]:
-    return [c for c in (2 * v + 1, 2 * v + 2) if c < P]
-
-
-def chain_children(v: int, P: int, fanout: int) -> list[int]:
-    """``fanout`` chains hang off the root; rank v's child is the next in its chain."""
-    if v == 0:
-        return list(range(1, min(fanout, P - 1) + 1))
-    return [v + fanout] if v + fanout < P else []
-
-
 def linear_children(v: int, P: int) -> list[int]:
     return list(range(1, P)) if v == 0 else []
 

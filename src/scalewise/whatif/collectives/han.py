@@ -200,10 +200,7 @@ def _redscat_gather(p: int, root: int, count: int, elem: int) -> A.Schedule:
 
 # ---- han's algorithms ---------------------------------------------------------------------
 
-def element_bytes(n: int) -> int:
-    """Bytes per element: a trace has bytes only; doubles (openmpi.ELEMENT_BYTES) where they divide
-    the call's bytes, else single bytes."""
-    return openmpi.ELEMENT_BYTES if n % openmpi.ELEMENT_BYTES == 0 else 1
+element_bytes = openmpi.element_bytes
 
 
 def segments(n: int) -> tuple[list[int], int]:
