@@ -20,7 +20,9 @@ from scalewise.whatif.collectives.intelmpi import algorithm  # noqa: E402
 from support.intelmpi_observe import COLLECTIVES, build, observe  # noqa: E402
 from support.pypi_mpis import loaded_env  # noqa: E402
 
-SIZES = [8 << k for k in range(18)]  # 8 B .. 1 MiB, each power of two
+# 8 B .. 1 MiB: each power of two, and a size inside each interval between two (3 * 2^(k-2)): Intel MPI's
+# table can decide a power of two one way and the sizes just off it another (docs/whatif.md)
+SIZES = sorted([8 << k for k in range(18)] + [12 << k for k in range(17)])
 OUT = Path(__file__).resolve().parent.parent / "src/scalewise/whatif/data/intelmpi-2021-observed.json"
 
 

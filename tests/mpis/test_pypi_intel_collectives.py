@@ -16,8 +16,8 @@ from support.intelmpi_observe import build, observe
 
 REPLAYED = ["allreduce", "bcast", "reduce", "allgather", "allgatherv", "alltoall", "alltoallv", "gather", "scatter",
             "barrier"]
-# Sizes none of which the observation file sampled (it has powers of two): each is looked up in its bucket.
-BETWEEN = [24, 3000, 100_000, 700_000]
+# Sizes none of which the observation file sampled (powers of two and 3 * 2^(k-2)): each takes its interval's.
+BETWEEN = [20, 3000, 100_000, 700_000]
 
 
 @pytest.fixture(scope="module")

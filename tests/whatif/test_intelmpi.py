@@ -26,18 +26,29 @@ def test_the_observation_file_covers_every_collective_at_each_rank_count_alike()
     for coll, cells in table.items():
         for P, sizes in cells.items():
             scale = int(P) if coll == "alltoallv" else 1
-            want = ["0"] if coll == "barrier" else [str((8 << k) * scale) for k in range(18)]
+            want = ["0"] if coll == "barrier" else [str(n * scale) for n in sorted(
+                [8 << k for k in range(18)] + [12 << k for k in range(17)])]
             assert list(sizes) == want, (coll, P)
 
 
-@pytest.mark.parametrize("nbytes, sampled", [(1, 8), (8, 8), (9, 16), (17, 32), (24, 32), (32, 32), (33, 64),
-                                             (65, 128), (257, 512), (700_000, 1 << 20), (1 << 20, 1 << 20)])
-def test_a_size_takes_the_decision_of_its_bucket(nbytes, sampled):
-    """Buckets (2^(k-1), 2^k]: Intel MPI ran Allgather's brucks at 17 to 32 bytes on 4 ranks and recursive
-    doubling at 33 to 64 (docs/whatif.md), so a size is looked up at the next sampled power of two."""
+@pytest.mark.parametrize("nbytes, sampled", [(0, 8), (1, 8), (5, 8), (8, 8), (9, 12), (16, 16), (17, 24),
+                                             (31, 24), (32, 32), (33, 48), (65, 96), (100_000, 98304),
+                                             (131072, 131072), (700_000, 786432), (1 << 20, 1 << 20)])
+def test_a_size_takes_the_decision_of_its_own_sample_or_its_intervals(nbytes, sampled):
+    """A power of two is decided apart from the sizes just off it (Bcast on 3 ranks: k-ary at 64 and
+    128 KiB, inline between, docs/whatif.md); inside an interval, one sample stands for all."""
     for coll in ("allgather", "bcast", "reduce", "scatter", "allreduce"):
         func = f"MPI_{coll.capitalize()}"
-        assert intelmpi.lookup(func, 4, nbytes)[0] == intelmpi.lookup(func, 4, sampled)[0]
+        for P in (3, 4):
+            assert intelmpi.lookup(func, P, nbytes)[0] == intelmpi.lookup(func, P, sampled)[0]
+    keys = [int(k) for k in intelmpi.observed()["observed"]["bcast"]["3"]]
+    assert intelmpi._sample(nbytes, keys) == sampled
+
+
+def test_alltoallv_is_sampled_by_its_block():
+    """Its trace bytes are the total a rank sends; the file's keys are P blocks of each sampled size."""
+    assert intelmpi.lookup("MPI_Alltoallv", 3, 3 * 100_000) == intelmpi.lookup("MPI_Alltoallv", 3, 3 * 98304)
+    assert intelmpi.lookup("MPI_Alltoallv", 3, 3 * 2 << 20)[1].endswith("above the 3145728 B observed")
 
 
 def test_the_observed_decisions_of_4_ranks():
@@ -69,6 +80,7 @@ def test_kary_and_knomial_trees_have_radix_4():
 
 @pytest.mark.parametrize("func, P, nbytes, why", [
     ("MPI_Allreduce", 16, 65536, "16 ranks not observed"),
+    ("MPI_Bcast", 3, 100_000, "inline algorithm"),
     ("MPI_Allreduce", 4, 2 << 20, "2097152 B above the 1048576 B observed"),
     ("MPI_Allreduce", 4, 1024, "inline algorithm"),
     ("MPI_Barrier", 4, 0, "inline algorithm"),

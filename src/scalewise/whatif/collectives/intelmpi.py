@@ -5,8 +5,10 @@ in every algorithm function a call enters), and the schedules of those algorithm
 Intel MPI picks its algorithms from a binary tuning file per CPU and fabric (etc/tuning_*.dat); its
 documented dumps (I_MPI_TUNING_BIN_DUMP) write the same compressed binary back, so the decisions are
 read off real calls instead.  Its table is autotuned: neighbouring sizes often take different
-algorithms, with size buckets (2^(k-1), 2^k] (a call of s bytes takes the decision seen at the
-smallest sampled power of two >= s: checked at 17, 24, 31, 33, 48, 65 and 257 bytes, docs/whatif.md).
+algorithms, and a power of two may be decided apart from the sizes just off it (Bcast on 3 ranks:
+k-ary at 65536 and 131072 bytes, an inline algorithm at every size between, docs/whatif.md).  So
+each power of two 2^k is observed, and one size inside each interval (2^(k-1), 2^k), 3 * 2^(k-2),
+which stands for that interval.
 
 A call the observations do not cover falls back to MPICH 5.0's default rules (mpich.py), and says so
 (:func:`fallbacks`): a rank count or size outside those observed, an algorithm Intel MPI compiled
@@ -55,12 +57,23 @@ def lookup(func: str, P: int, nbytes: int) -> tuple[str | None, str]:
     cells = table.get(str(P))
     if cells is None:
         return None, f"{P} ranks not observed"
-    sampled = sorted(int(k) for k in cells)
-    above = [s for s in sampled if s >= nbytes]
-    if not above:
-        return None, f"{nbytes} B above the {sampled[-1]} B observed"
-    name = algorithm(coll, cells[str(above[0])])
+    scale = P if coll == "alltoallv" else 1  # its key is the total a rank sends: P blocks
+    key = _sample(nbytes // scale, sorted(int(k) // scale for k in cells))
+    if key is None:
+        return None, f"{nbytes} B above the {max(map(int, cells))} B observed"
+    name = algorithm(coll, cells[str(key * scale)])
     return name, "" if name else "inline algorithm"
+
+
+def _sample(nbytes: int, sampled: list[int]) -> int | None:
+    """The observed size that stands for ``nbytes``: itself, else the one inside its interval between two
+    powers of two; below the smallest, the smallest; above the largest, None."""
+    if nbytes in sampled:
+        return nbytes
+    if nbytes > sampled[-1]:
+        return None
+    inside = [s for s in sampled if s & (s - 1) and s.bit_length() == max(nbytes, 1).bit_length()]
+    return inside[0] if inside else min(s for s in sampled if s >= nbytes)
 
 
 def _kary_children(v: int, P: int, k: int = RADIX) -> list[int]:
