@@ -35,7 +35,6 @@ def main() -> None:
     # rank counts already in the file are kept: each run adds its own (a run per rank count is minutes)
     doc = json.loads(args.o.read_text()) if args.o.is_file() else {}
     table: dict[str, dict[str, dict[str, list[str]]]] = doc.get("observed", {})
-    done = sorted({int(P) for cells in table.values() for P in cells} | set(map(int, args.ranks.split(","))))
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(env, Path(tmp))
         for P in map(int, args.ranks.split(",")):
@@ -50,10 +49,11 @@ def main() -> None:
                     cells = {"0": cells[str(SIZES[0])]}
                 table.setdefault(coll, {})[str(P)] = cells
                 print(coll, P, {n: algorithm(coll, f) for n, f in cells.items()}, file=sys.stderr, flush=True)
-            write(args.o, table, done)
+            write(args.o, table)
 
 
-def write(path: Path, table: dict, ranks: list[int]) -> None:
+def write(path: Path, table: dict) -> None:
+    ranks = sorted({int(P) for cells in table.values() for P in cells})
     doc = {"library": "Intel(R) MPI Library 2021.19.0 (PyPI impi-rt 2021.19.0)",
            "setting": "one rank per node, libfabric tcp;ofi_rxm, tuning file tuning_emr_shm-ofi.dat",
            "command": "scripts/intelmpi-observe.py --ranks " + ",".join(map(str, ranks)),
