@@ -155,16 +155,6 @@ def test_mpich_5_barrier_is_k_dissemination_with_the_exchanges_of_4s_disseminati
         "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"
 
 
-def test_intel_mpi_is_replayed_with_mpich_5s_rules_as_a_stated_assumption():
-    from scalewise.whatif.collectives import assumption, rules_of
-    assert rules_of("intelmpi-2021.19") == "mpich-5.0"
-    assert schedule("intelmpi-2021.19", "MPI_Barrier", 6, 0) == schedule("mpich-5.0.2", "MPI_Barrier", 6, 0)
-    assert assumption("intelmpi-2021.19") == (
-        "intelmpi-2021.19 publishes no collective selection rules: its collectives are replayed with MPICH 5.0's "
-        "default rules (its own tuning files may pick others)")
-    assert assumption("openmpi-5.0.11") is None and assumption("mpich") is None
-
-
 def test_an_unknown_library_is_one_line():
     from scalewise.errors import ScalewiseError
     with pytest.raises(ScalewiseError, match=r"^--mpi: MPI openmpi-3.1.6 is not supported \(known: openmpi-4.1, "):
