@@ -30,7 +30,7 @@ def intel(mpi_env, tmp_path_factory):
     return env, build(env, tmp_path_factory.mktemp("intelobs"))
 
 
-@pytest.mark.parametrize("ranks", [3, 4])
+@pytest.mark.parametrize("ranks", [2, 3, 4, 5, 6, 8])
 def test_the_replay_takes_the_decisions_intel_mpi_takes_across_nodes(intel, ranks):
     env, exe = intel
     seen = observe(env, exe, REPLAYED, ranks, BETWEEN)
