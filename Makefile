@@ -48,17 +48,18 @@ demo: setup
 test: setup
 	@$(STEP) "runtime unit tests" $(MAKE) --no-print-directory -C runtime BUILD=$(BUILD) PY=$(VPY) check
 	$(VPY) -m ruff check src tests bench
-	$(VPY) -m pytest -q -n 2 -m "not emulated_nodes and not alone" tests
+	$(VPY) -m pytest -q -n 2 -m "not emulated_nodes and not alone and not sweep" tests
 	@# Emulated nodes add and remove host network interfaces, which MPI jobs
 	@# starting at that moment see vanish (UCX: "No such device"); timings
 	@# compared with a real run need the cores to themselves: run these alone.
-	$(VPY) -m pytest -q -m "emulated_nodes or alone" tests
+	$(VPY) -m pytest -q -m "(emulated_nodes or alone) and not sweep" tests
 
 # Real applications from Debian packages against golden counts (validate/,
 # docs/validation.md): their packages take 1.2 GB, so only this target installs them.
 validate: setup
 	@$(STEP) "Debian packages (validation applications)" scripts/setup-system.sh validate
 	$(VPY) -m pytest -q validate
+	$(VPY) -m pytest -q -m sweep tests
 
 bench: setup
 	@bench/run-all.sh
