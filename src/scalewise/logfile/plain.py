@@ -17,6 +17,7 @@ import struct
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scalewise.errors import ScalewiseError
 from scalewise.logfile import layout as L
 from scalewise.logfile.container import ContainerReader, open_log
 from scalewise.logfile.meta import parse_meta
@@ -262,3 +263,20 @@ def _join(ranks: list[dict], rows: dict[int, Any], names: list[str], columns: li
     for row in ranks:
         row.update(zip(names, rows[row["rank"]]))
     columns.extend(names)
+
+
+def user_log(path, read):
+    """``read(path)`` for a path a user gave: the usual file-system mistakes as one-line errors."""
+    if not path.exists():
+        raise ScalewiseError(f"{path}: no such file")
+    if path.is_dir():
+        raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
+    try:
+        return read(path)
+    except OSError as exc:
+        raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def load_plain(path) -> PlainLog:
+    """:func:`read_plain` for a path a user gave (as reader.load_log)."""
+    return user_log(path, read_plain)

@@ -18,13 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scalewise.errors import ScalewiseError
 from scalewise.logfile import layout as L
 from scalewise.logfile.container import ContainerReader as _Reader, open_log, read_container  # noqa: F401 (read_container: this module's API too)
 from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.blockpack import dtypes
 from scalewise.logfile.plain import (check_inflated_total, check_totals, first_bad_entry, lifecycle_rows, parse_blocks,
-                                     profiler_rows, read_head, section_limit, setup_rows)
+                                     profiler_rows, read_head, section_limit, setup_rows, user_log)
 from scalewise.logfile.records import max_block_size
 from scalewise.logfile.unpacked import unpacked_frames as _unpacked
 from scalewise.logfile.sites import parse_sites
@@ -173,11 +172,4 @@ def _parsed(r: _Reader, order: str, blocks: bytes, entries: list, names: list, n
 
 def load_log(path: Path) -> Profile:
     """:func:`read_profile` for a path a user gave: the usual file-system mistakes as one-line errors."""
-    if not path.exists():
-        raise ScalewiseError(f"{path}: no such file")
-    if path.is_dir():
-        raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
-    try:
-        return read_profile(path)
-    except OSError as exc:
-        raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return user_log(path, read_profile)
