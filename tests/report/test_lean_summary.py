@@ -134,7 +134,7 @@ def test_scalewise_summary_prints_what_the_full_path_prints(real_logs):
 
 def _outcome(read, path: Path) -> str:
     try:
-        log = read(path)
+        read(path)
     except LogFormatError as exc:
         return f"refused: {exc}"
     return "read"
