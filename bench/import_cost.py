@@ -29,6 +29,8 @@ ROWS = {
     "log container (struct, zlib)": "import scalewise.logfile.container",
     "log reader": "import scalewise.logfile.reader",
     "log reader + terminal summary": "import scalewise.logfile.reader, scalewise.report.run.terminal",
+    "lean summary path (report/run/lean)": "import scalewise.report.run.lean",
+    "lean, without rich": "import scalewise.logfile.plain, scalewise.analysis.run.plain",
 }
 
 

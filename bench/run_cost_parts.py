@@ -7,7 +7,8 @@ ones before it, so the difference between two rows is that step's CPU
 imports, the launch preparation (launch line, the application's MPI,
 the environment; with and without running `ldd`), `--quiet`'s container
 check, the log reader's and the summary's imports, reading the log, the
-summary printed, and the same without the interpreter's exit walking it all.
+summary printed, and the same without the interpreter's exit walking it all;
+then the lean path's (report/run/lean.py) imports, log read and summary.
 The log read is one `scalewise run` of bench/hello_mpi.c on 2 ranks.
 
 usage: run_cost_parts.py [--rounds 7] [--flavour openmpi]
@@ -35,6 +36,10 @@ def steps(flavour: str, app: Path, log: Path) -> dict[str, str]:
             "from scalewise.launch.preload import preload_env\n"
             f"preload_env(check_flavours(parse_launch_line([{LAUNCHER[flavour]!r}, '-np', '2', {str(app)!r}]), None))\n")
     reader = "import scalewise.logfile.reader\n"
+    lean = "import scalewise.logfile.plain, scalewise.report.run.lean\n"
+    lean_read = f"rows = scalewise.logfile.plain.read_plain({str(log)!r})\n"
+    lean_printed = ("from rich.console import Console\n"
+                    "scalewise.report.run.lean.print_lean_summary(rows, Console(file=io.StringIO(), width=100))\n")
     summary = "import scalewise.report.run.terminal\n"
     read = f"p = scalewise.logfile.reader.read_profile({str(log)!r})\n"
     printed = ("from rich.console import Console\n"
@@ -50,6 +55,10 @@ def steps(flavour: str, app: Path, log: Path) -> dict[str, str]:
         "+ log read": cli + reader + summary + prep + read,
         "+ summary printed": cli + reader + summary + prep + read + printed,
         "same, exit without teardown": cli + reader + summary + prep + read + printed + "os._exit(0)\n",
+        # the lean path scalewise run takes (report/run/lean.py)
+        "+ lean summary imports": cli + lean + prep,
+        "+ lean log read": cli + lean + prep + lean_read,
+        "+ lean summary printed": cli + lean + prep + lean_read + lean_printed,
     }
 
 

@@ -17,14 +17,15 @@ from scalewise.launch.mpis import display_name, name_problem
 from scalewise.logfile.container import log_counts
 from scalewise.launch.profiled import ProfiledJob, run_profiled
 
-# The log reader and the summary's analysis (pandas, numpy, rich) are imported
-# in a thread once the job has started (_import_while_running): after it, their
-# import would add most of a second to every profiled job's wall time; before
-# it, it would hold the launch back (docs/benchmarks.md).  --quiet needs
-# neither: the log's header and rank index say its world size and whether it
-# is partial (logfile/container.py).
+# What reading the log will need is imported in a thread once the job has
+# started (_import_while_running): after it, the import would add to every
+# profiled job's wall time; before it, it would hold the launch back
+# (docs/benchmarks.md).  The summary takes the lean path (report/run/lean.py:
+# the standard library and rich, no numpy or pandas); --json the full reader;
+# --quiet neither: the log's header and rank index say its world size and
+# whether it is partial (logfile/container.py).
 READER_MODULES = ("scalewise.logfile.reader",)
-SUMMARY_MODULES = (*READER_MODULES, "scalewise.report.run.terminal")
+SUMMARY_MODULES = ("scalewise.report.run.lean",)
 
 
 def _import_while_running(names: tuple[str, ...]) -> threading.Thread:
@@ -103,13 +104,18 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
         raise ProfilerFailed("no profile was written although the job exited with code 0: did the application "
                              f"call MPI_Finalize, and is it built with {job.flavour}?")
     log = job.logs[0]
-    profile = None
+    profile = rows = None
     try:
-        if imports:
+        if as_json:
             from scalewise.logfile.reader import read_profile
 
             profile = read_profile(log)
             nranks, partial = profile.nranks, profile.partial
+        elif not quiet:
+            from scalewise.logfile.plain import read_plain
+
+            rows = read_plain(log)
+            nranks, partial = rows.nranks, rows.partial
         else:
             nranks, partial = log_counts(log)
     except LogFormatError as exc:
@@ -123,16 +129,16 @@ def run(outdir: Path, flavour: str | None, mpicc: str | None, quiet: bool, as_js
         traces = {"traces": [str(t) for t in job.traces]} if trace else {}
         echo_json({"log": str(log), **traces, **profile.to_json_dict()})
     else:
-        if not quiet:
-            from scalewise.report.run.terminal import print_summary
+        if rows is not None:
+            from scalewise.report.run.lean import print_lean_summary
 
-            print_summary(profile)
+            print_lean_summary(rows)
         click.echo(f"profile: {log}")
         for path in job.traces:
             click.echo(f"trace: {path}")
-    if profile is not None:
-        # The command ends here: the exit need not walk pandas' and the analysis' objects
-        # (0.1-0.2 s of CPU; docs/benchmarks.md).
+    if profile is not None or rows is not None:
+        # The command ends here: the exit need not walk the profile's and the analysis' objects
+        # (docs/benchmarks.md).
         gc.freeze()
     if job.returncode:
         state = "partial" if partial else "complete"

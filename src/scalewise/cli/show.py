@@ -6,11 +6,8 @@ from pathlib import Path
 
 import click
 
-from scalewise.analysis.run.findings import analyse
 from scalewise.cli.output import echo_json, json_option, say
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.reader import load_log
-from scalewise.report.run.terminal import print_summary
 
 
 @click.command()
@@ -18,11 +15,16 @@ from scalewise.report.run.terminal import print_summary
 @json_option("the profile (docs/json-schema.md)")
 def summary(log: Path, as_json: bool) -> None:
     """Print the summary of one profiled run: time, MPI share, top functions, bytes."""
-    profile = load_log(log)
     if as_json:
-        echo_json(profile.to_json_dict())
+        from scalewise.logfile.reader import load_log
+
+        echo_json(load_log(log).to_json_dict())
         return
-    print_summary(profile)
+    # The lean path: the same text without numpy or pandas (report/run/lean.py).
+    from scalewise.logfile.plain import load_plain
+    from scalewise.report.run.lean import print_lean_summary
+
+    print_lean_summary(load_plain(log))
 
 
 @click.command()
@@ -35,6 +37,8 @@ def summary(log: Path, as_json: bool) -> None:
 def report(log: Path, output: Path | None, figures_dir: Path | None, as_json: bool) -> None:
     """Write a self-contained HTML report of one profiled run (opens from disk, no network)."""
     # Imported here, not at start-up: drawing loads matplotlib, which the other commands and --help do not need.
+    from scalewise.analysis.run.findings import analyse
+    from scalewise.logfile.reader import load_log
     from scalewise.report.figure import draw_figures, write_figure_files
     from scalewise.report.run.html import write_html
     from scalewise.report.run.registry import FIGURES

@@ -5,65 +5,100 @@ a date is drawn or a megabyte where a name is printed."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import json
+import math
+import re
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+# What the fast check below accepts of each known key (a subset of what the
+# schema in meta_model.py accepts, with the same values): anything else, a
+# problem or not, goes to the schema, which decides and names the problem.
+_STR = {"scalewise_version": 64, "cwd": 16384, "mpi_library": 16384, "mpi_version": 64, "thread_level": 64,
+        "timer": 64, "histogram": 64, "slurm_job_id": 64}
+_INT = {"nranks": (1, 2**31 - 1), "aborted_by_rank": (0, 2**31 - 1), "abort_errorcode": (-(2**31), 2**31 - 1)}
+_FORMAT = re.compile(r"[0-9]{1,4}\.[0-9]{1,4}")
+# The schema's field order: model_dump lists the keys in it.
+_ORDER = ("format", "scalewise_version", "command", "cwd", "mpi_library", "mpi_version", "nranks", "thread_level",
+          "start_time", "end_time", "ns_per_tick", "timer", "histogram", "slurm_job_id", "aborted_by_rank",
+          "abort_errorcode", "mpit_mtl_unloaded")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
-# Lengths generous for any real job: the runtime reads at most 64 KiB of
-# command line, MPI_MAX_LIBRARY_VERSION_STRING is 8 KiB in MPICH, PATH_MAX 4 KiB.
-_Short = Annotated[str, StringConstraints(max_length=64)]
-_Text = Annotated[str, StringConstraints(max_length=16384)]
-_Arg = Annotated[str, StringConstraints(max_length=65536)]
-# Seconds since the epoch that datetime can still show (up to the year 9999).
-_Epoch = Annotated[float, Field(ge=0, le=253_402_300_799)]
-_Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+
+class _Unsure(Exception):
+    """The fast check does not vouch for the meta: the schema decides."""
 
 
-class Meta(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False, frozen=True)
+def _pairs(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _Unsure
+    return dict(pairs)
 
-    format: Annotated[str, StringConstraints(pattern=r"^\d{1,4}\.\d{1,4}$")] | None = None
-    scalewise_version: _Short | None = None
-    command: Annotated[list[_Arg], Field(max_length=32768)] | None = None
-    cwd: _Text | None = None
-    mpi_library: _Text | None = None
-    mpi_version: _Short | None = None
-    nranks: Annotated[int, Field(ge=1, le=2**31 - 1)] | None = None
-    thread_level: _Short | None = None
-    start_time: _Epoch | None = None
-    end_time: _Epoch | None = None
-    ns_per_tick: Annotated[float, Field(gt=0, le=1e9)] | None = None
-    timer: _Short | None = None
-    histogram: _Short | None = None
-    slurm_job_id: _Short | None = None
-    aborted_by_rank: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
-    abort_errorcode: _Int32 | None = None
-    mpit_mtl_unloaded: bool | None = None  # Open MPI: MPI_T left the MTL components unloaded (docs/mpit.md)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nulls(cls, data: Any) -> Any:
-        """None above only means "absent": a key the log sets to null is refused."""
-        if isinstance(data, dict):
-            for key, value in data.items():
-                if value is None and key in cls.model_fields:
-                    raise ValueError(f"{key} is null")
-        return data
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unsure
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise _Unsure
+    return value
+
+
+def _constant(_name: str):
+    raise _Unsure
+
+
+def _text(value: Any, limit: int) -> bool:
+    return type(value) is str and len(value) <= limit and not _SURROGATES.search(value)
+
+
+def _known(key: str, v: Any) -> bool:
+    if key in _STR:
+        return _text(v, _STR[key])
+    if key in _INT:
+        lo, hi = _INT[key]
+        return type(v) is int and lo <= v <= hi
+    if key == "format":
+        return _text(v, 9) and _FORMAT.fullmatch(v) is not None
+    if key == "command":
+        return type(v) is list and len(v) <= 32768 and all(_text(a, 65536) for a in v)
+    if key in ("start_time", "end_time"):
+        return type(v) is float and 0 <= v <= 253_402_300_799
+    if key == "ns_per_tick":
+        return type(v) is float and 0 < v <= 1e9
+    return type(v) is bool  # mpit_mtl_unloaded
+
+
+def _fast(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_pairs, parse_float=_finite, parse_int=_int,
+                          parse_constant=_constant)
+    except Exception:  # noqa: BLE001 - any doubt goes to the schema
+        raise _Unsure from None
+    if type(data) is not dict or not all(_known(k, data[k]) for k in _ORDER if k in data):
+        raise _Unsure
+    if any(_SURROGATES.search(k) for k in data):
+        raise _Unsure
+    return {k: data[k] for k in _ORDER if k in data}
 
 
 def parse_meta(raw: bytes) -> dict[str, Any]:
     """The known keys of the meta JSON object; ValueError with one line on any problem.
 
-    pydantic's JSON parser decodes UTF-8 strictly and refuses nesting deeper
-    than its own fixed limit, so neither can exhaust the stack."""
+    The schema (meta_model.py, pydantic) is the rule; a plain check that
+    accepts only what it accepts, with the same values, answers first for
+    the logs the runtime writes, so that reading a log need not load pydantic."""
     try:
-        meta = Meta.model_validate_json(raw)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        more = f" and {exc.error_count() - 1} more" if exc.error_count() > 1 else ""
-        raise ValueError(f"{where + ': ' if where else ''}{first['msg']}{more}") from None
-    return meta.model_dump(exclude_unset=True)
+        return _fast(raw)
+    except _Unsure:
+        from scalewise.logfile.meta_model import validate_meta
+
+        return validate_meta(raw)
 
 
 def mpi_library_name(meta: dict[str, Any]) -> str:

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import math
 import struct
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from scalewise.logfile import layout as L
 from scalewise.logfile.cursor import Cursor
 from scalewise.model.mpit import (PVAR_CLASSES, PVAR_COLUMNS, STATUS_OFF, STATUS_READ, STATUS_UNAVAILABLE, MpitInfo,
                                   reduce_values)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STATUSES = {L.MPIT_READ: STATUS_READ, L.MPIT_OFF: STATUS_OFF, L.MPIT_UNAVAILABLE: STATUS_UNAVAILABLE}
 BINDINGS = {L.MPIT_BIND_NONE: "none", L.MPIT_BIND_WORLD: "comm_world"}
@@ -74,7 +76,15 @@ def _values(c: _Cursor, kind: int, count: int, where: str) -> tuple:
 
 
 def parse_mpit(order: str, raw: bytes, blocks: set[int]) -> tuple[MpitInfo, pd.DataFrame]:
-    """The section's head and its pvar rows (PVAR_COLUMNS); raises ValueError."""
+    """The section's head and its pvar rows (PVAR_COLUMNS) as a frame; raises ValueError."""
+    import pandas as pd  # here: the summary's lean path takes the rows (parse_mpit_rows)
+
+    info, rows = parse_mpit_rows(order, raw, blocks)
+    return info, pd.DataFrame(rows, columns=PVAR_COLUMNS)
+
+
+def parse_mpit_rows(order: str, raw: bytes, blocks: set[int]) -> tuple[MpitInfo, list[tuple]]:
+    """The section's head and its pvar rows (PVAR_COLUMNS' order); raises ValueError."""
     c, rows, seen = _Cursor(order, raw), [], set()
     try:
         info = _head(c)
@@ -97,4 +107,4 @@ def parse_mpit(order: str, raw: bytes, blocks: set[int]) -> tuple[MpitInfo, pd.D
                 rows.append((rank, name, pclass, BINDINGS[bind], reduce_values(pclass, values), values))
     except struct.error:
         raise ValueError("a record ends early") from None
-    return info, pd.DataFrame(rows, columns=PVAR_COLUMNS)
+    return info, rows

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scalewise.errors import ScalewiseError
 from scalewise.logfile import layout as L
 from scalewise.logfile.container import ContainerReader as _Reader, open_log, read_container  # noqa: F401 (read_container: this module's API too)
-from scalewise.logfile.meta import parse_meta
 from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.blockpack import dtypes
-from scalewise.logfile.records import max_block_size, parse_functions, parse_rank
+from scalewise.logfile.plain import (check_inflated_total, check_totals, first_bad_entry, lifecycle_rows, parse_blocks,
+                                     profiler_rows, read_head, section_limit, setup_rows, user_log)
+from scalewise.logfile.records import max_block_size
 from scalewise.logfile.unpacked import unpacked_frames as _unpacked
 from scalewise.logfile.sites import parse_sites
 from scalewise.logfile.symbols import resolve
@@ -49,29 +49,10 @@ def _index(r: _Reader, order: str, index: bytes, nranks: int, nblocks: int, nfun
     if seen is None or int(seen.sum()) != len(table) or np.any(table["flags"] & ~np.uint32(L.RANK_PARTIAL)) \
             or np.any(table["offset"] > stored) or np.any(table["offset"] + table["size"] > stored) \
             or np.any(table["raw_size"] > largest):
-        _first_bad_entry(r, list(struct.iter_unpack(order + L.RANK_INDEX_ENTRY, index)), nranks, stored, largest)
+        first_bad_entry(r, list(struct.iter_unpack(order + L.RANK_INDEX_ENTRY, index)), nranks, stored, largest)
     entries = table.tolist()
-    total = int(table["raw_size"].sum(dtype=np.int64))
-    cap = max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * stored)
-    if total > cap:
-        raise r.fail(f"corrupt section 'rank index' (blocks inflate to {total:,} bytes, more than {cap:,})")
+    check_inflated_total(r, int(table["raw_size"].sum(dtype=np.int64)), stored)
     return entries
-
-
-def _first_bad_entry(r: _Reader, entries: list, nranks: int, stored: int, largest: int) -> None:
-    seen: set[int] = set()
-    for rank, flags, off, size, raw_size in entries:
-        if rank >= nranks or rank in seen:
-            raise r.fail(f"corrupt section 'rank index' (rank {rank} " +
-                         ("listed twice)" if rank in seen else f"not below nranks {nranks})"))
-        seen.add(rank)
-        if flags & ~L.RANK_PARTIAL:
-            raise r.fail(f"corrupt rank {rank} block (unknown flags {flags:#x})")
-        if off + size > stored:
-            raise r.fail(f"corrupt rank {rank} block (outside the ranks section)")
-        if raw_size > largest:
-            raise r.fail(f"corrupt rank {rank} block (states {raw_size:,} bytes, more than a record "
-                         f"can hold: {largest:,})")
 
 
 def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
@@ -79,37 +60,9 @@ def _lifecycle(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -
     when the log has that section (format 1.1 and later)."""
     if raw is None:
         return ranks
-    what = "corrupt section 'rank lifecycle'"
-    if len(raw) != len(ranks) * L.RANK_LIFECYCLE_ENTRY_SIZE:
-        raise r.fail(f"{what} (size does not match the number of rank blocks)")
-    rows = {}
-    for rank, reserved, *values in struct.iter_unpack(order + L.RANK_LIFECYCLE_ENTRY, raw):
-        if rank in rows or rank not in set(ranks["rank"]):
-            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
-        if reserved or any(v >> 63 for v in values):
-            raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
-        rows[rank] = (*values[:3], values[3] / 1e9)
+    rows = lifecycle_rows(r, order, raw, list(ranks["rank"]))
     life = pd.DataFrame.from_dict(rows, orient="index", columns=LIFECYCLE_COLUMNS)
     return ranks.join(life, on="rank")
-
-
-_NS_SETUP = {"setup_window", "cpu_user", "cpu_sys", "node_busy", "node_total", "node_steal"}
-_NODE_SETUP = {"node_cpus", "ranks_on_node"}
-_STAT_SETUP = {"node_busy", "node_total", "node_steal"}
-_LOAD_SETUP = {"load1_start", "load1_end"}
-_UNKNOWN = 2**64 - 1  # a load average the rank could not read
-
-
-def _setup_row(flags: int, values: list[int]) -> list[float]:
-    """One rank's setup values in SETUP_COLUMNS' units; NaN where not measured."""
-    out = []
-    for name, v in zip(SETUP_COLUMNS, values):
-        if (name in _NODE_SETUP and not flags & L.SETUP_NODE) or (name in _STAT_SETUP and not flags & L.SETUP_PROC_STAT) \
-                or (name in _LOAD_SETUP and v == _UNKNOWN):
-            out.append(float("nan"))
-        else:
-            out.append(v / 1e9 if name in _NS_SETUP else v / 1e3 if name in _LOAD_SETUP else float(v))
-    return out
 
 
 def _setup(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd.DataFrame:
@@ -117,18 +70,7 @@ def _setup(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) -> pd
     log has that section (format 1.3 and later)."""
     if raw is None:
         return ranks
-    what = "corrupt section 'rank setup'"
-    if len(raw) != len(ranks) * L.RANK_SETUP_ENTRY_SIZE:
-        raise r.fail(f"{what} (size does not match the number of rank blocks)")
-    rows, present = {}, set(ranks["rank"])
-    for rank, flags, *values in struct.iter_unpack(order + L.RANK_SETUP_ENTRY, raw):
-        if rank in rows or rank not in present:
-            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
-        if flags & ~(L.SETUP_NODE | L.SETUP_PROC_STAT):
-            raise r.fail(f"{what} (rank {rank}: unknown flags {flags:#x})")
-        if any(v >> 63 for name, v in zip(SETUP_COLUMNS, values) if name not in _LOAD_SETUP):
-            raise r.fail(f"{what} (rank {rank}: a value of 2^63 or more)")
-        rows[rank] = _setup_row(flags, values)
+    rows = setup_rows(r, order, raw, list(ranks["rank"]))
     return ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=SETUP_COLUMNS), on="rank")
 
 
@@ -138,19 +80,7 @@ def _profiler(r: _Reader, order: str, raw: bytes | None, ranks: pd.DataFrame) ->
     window leaves compute_time, so wall = mpi_time + profiler_time + compute_time."""
     if raw is None:
         return ranks
-    what = "corrupt section 'profiler'"
-    if len(raw) != len(ranks) * L.PROFILER_ENTRY_SIZE:
-        raise r.fail(f"{what} (size does not match the number of rank blocks)")
-    rows, free = {}, dict(zip(ranks["rank"], ranks["compute_time"]))
-    for rank, reserved, *values in struct.iter_unpack(order + L.PROFILER_ENTRY, raw):
-        if rank in rows or rank not in free:
-            raise r.fail(f"{what} (rank {rank} listed twice or without a rank block)")
-        if reserved or any(v >> 63 for v in values):
-            raise r.fail(f"{what} (rank {rank}: reserved field set, or a value of 2^63 or more)")
-        if values[0] > free[rank] * 1e9 + L.CLOCK_TOLERANCE_NS:
-            raise r.fail(f"{what} (rank {rank}: {values[0] / 1e9:.6g} s of profiler time, more than the wall "
-                         f"time less MPI time)")
-        rows[rank] = [v / 1e9 for v in values]
+    rows = profiler_rows(r, order, raw, dict(zip(ranks["rank"], ranks["compute_time"])))
     out = ranks.join(pd.DataFrame.from_dict(rows, orient="index", columns=PROFILER_COLUMNS), on="rank")
     return out.assign(compute_time=out["compute_time"] - out["profiler_time"])
 
@@ -160,7 +90,7 @@ def _sites(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], nam
     raw = secs.get(L.SEC_CALL_SITES)
     if raw is None:
         return pd.DataFrame(columns=SITE_COLUMNS)
-    rows = r.section_text(secs, L.SEC_CALL_SITES, _section_limit(raw), lambda b: parse_sites(order, b, blocks, names))
+    rows = r.section_text(secs, L.SEC_CALL_SITES, section_limit(raw), lambda b: parse_sites(order, b, blocks, names))
     where = resolve(sorted({(row[2], row[3]) for row in rows}))
     return pd.DataFrame([(*row, *where[(row[2], row[3])]) for row in rows], columns=SITE_COLUMNS)
 
@@ -170,12 +100,7 @@ def _mpit(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int]) -> t
     raw = secs.get(L.SEC_MPIT)
     if raw is None:
         return MpitInfo(), no_pvars()
-    return r.section_text(secs, L.SEC_MPIT, _section_limit(raw), lambda b: parse_mpit(order, b, blocks))
-
-
-def _section_limit(raw: bytes) -> int:
-    """Optional per-rank sections inflate to at most this (docs/log-format.md)."""
-    return max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
+    return r.section_text(secs, L.SEC_MPIT, section_limit(raw), lambda b: parse_mpit(order, b, blocks))
 
 
 def _timeline(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], names: list) -> tuple[dict, bool]:
@@ -184,7 +109,7 @@ def _timeline(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], 
     raw = secs.get(L.SEC_TIMELINE)
     if raw is None:
         return {}, False
-    t = r.section_text(secs, L.SEC_TIMELINE, _section_limit(raw), lambda b: parse_timeline(order, b, blocks, names))
+    t = r.section_text(secs, L.SEC_TIMELINE, section_limit(raw), lambda b: parse_timeline(order, b, blocks, names))
     bins = pd.DataFrame(np.concatenate(t.bins) if t.bins else np.empty((0, len(BIN_COLUMNS))), columns=BIN_COLUMNS)
     return ({"bins": bins.astype({"rank": int, "bin": int}),
              "phases": pd.DataFrame(t.phases, columns=PHASE_COLUMNS),
@@ -195,24 +120,16 @@ def _timeline(r: _Reader, order: str, secs: dict[int, bytes], blocks: set[int], 
 def _check_totals(r: _Reader, frames: dict[str, pd.DataFrame]) -> None:
     """Sums over all ranks must fit int64 too, or totals in reports wrap."""
     f, p = frames["functions"], frames["p2p"]
-    for what, columns in (("calls", [f["calls"]]), ("histogram counts", [frames["hist"]["count"]]),
-                          ("messages", [p["messages"]]), ("bytes", [f["bytes"], p["bytes"]])):
-        if sum(float(np.sum(c.to_numpy(), dtype=np.float64)) for c in columns) >= 2.0**63:
-            raise r.fail(f"corrupt: {what} over all ranks add up to 2^63 or more")
+    check_totals(r, {what: sum(float(np.sum(c.to_numpy(), dtype=np.float64)) for c in columns)
+                     for what, columns in (("calls", [f["calls"]]), ("histogram counts", [frames["hist"]["count"]]),
+                                           ("messages", [p["messages"]]), ("bytes", [f["bytes"], p["bytes"]]))})
 
 
 def read_profile(path) -> Profile:
     """Parse the log at ``path``; raise LogFormatError on any problem."""
     r = open_log(path)
-    order, h = r.header()
-    secs = r.sections(order, h)
+    order, h, secs, meta, names = read_head(r)
     nranks, nblocks = h[5], h[6]
-    meta = r.section_text(secs, L.SEC_META, L.MAX_META_BYTES, parse_meta)
-    if meta.setdefault("nranks", nranks) != nranks:
-        raise r.fail(f"corrupt section 'meta' (nranks {meta['nranks']}, but the header says {nranks})")
-    if meta.get("aborted_by_rank", 0) >= nranks:
-        raise r.fail(f"corrupt section 'meta' (aborted_by_rank {meta['aborted_by_rank']} not below nranks {nranks})")
-    names = r.section_text(secs, L.SEC_FUNCTIONS, L.MAX_FUNCTIONS_BYTES, parse_functions)
     blocks = secs[L.SEC_RANKS]
     entries = _index(r, order, secs[L.SEC_RANK_INDEX], nranks, nblocks, len(names), len(blocks))
     fast = _unpacked(order, blocks, entries, names, nranks)
@@ -245,18 +162,7 @@ def read_profile(path) -> Profile:
 
 def _parsed(r: _Reader, order: str, blocks: bytes, entries: list, names: list, nranks: int):
     """The rank records parsed one field at a time (records.py): the frames and the host names."""
-    rows: dict[str, list] = {"ranks": [], "functions": [], "hist": [], "p2p": []}
-    hosts = set()
-    for rank, flags, off, size, raw_size in entries:
-        blob = r.inflate(blocks[off:off + size], raw_size, f"rank {rank} block")
-        if len(blob) != raw_size:
-            raise r.fail(f"corrupt rank {rank} block (size mismatch)")
-        try:
-            hosts.add(parse_rank(order, blob, rank, flags, names, nranks, rows))
-        except struct.error:
-            raise r.fail(f"corrupt rank {rank} record (ends early)") from None
-        except ValueError as exc:
-            raise r.fail(f"corrupt rank {rank} record ({exc})") from None
+    rows, hosts = parse_blocks(r, order, blocks, entries, names, nranks)
     frames = {"ranks": pd.DataFrame(rows["ranks"], columns=RANK_COLUMNS),
               "functions": pd.DataFrame(rows["functions"], columns=FUNCTION_COLUMNS),
               "hist": pd.DataFrame(rows["hist"], columns=HIST_COLUMNS),
@@ -266,11 +172,4 @@ def _parsed(r: _Reader, order: str, blocks: bytes, entries: list, names: list, n
 
 def load_log(path: Path) -> Profile:
     """:func:`read_profile` for a path a user gave: the usual file-system mistakes as one-line errors."""
-    if not path.exists():
-        raise ScalewiseError(f"{path}: no such file")
-    if path.is_dir():
-        raise ScalewiseError(f"{path}: is a directory, expected a scalewise log")
-    try:
-        return read_profile(path)
-    except OSError as exc:
-        raise ScalewiseError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return user_log(path, read_profile)

@@ -17,7 +17,7 @@ import struct
 from functools import cache
 
 from scalewise.logfile import layout as L
-from scalewise.model.profile import bin_bounds
+from scalewise.model.bins import bin_bounds
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from scalewise.logfile import layout as L
 from scalewise.logfile.cursor import Cursor
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HEAD = "IIQI"  # rank, flags, bin_ns, nbins
 BIN = "QQ"  # mpi_ns, compute_ns
@@ -76,6 +78,8 @@ def _bins(c: Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
     size = nbins * struct.calcsize("<" + BIN)
     if size > c.left():
         raise struct.error("bins past the end")
+    import numpy as np  # here: the summary's lean path checks the bins without numpy (_check_bins)
+
     ns = np.frombuffer(c.raw, dtype=np.dtype(c.order + "u8"), count=2 * nbins, offset=c.pos).reshape(-1, 2)
     c.pos += size
     if (ns >> np.uint64(63)).any():
@@ -85,8 +89,21 @@ def _bins(c: Cursor, rank: int, nbins: int, bin_ns: int) -> np.ndarray:
                             ns / 1e9])
 
 
-def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[str, str]]) -> TimelineRows:
-    """The rows of every rank's time bins and phases; raises ValueError."""
+def _check_bins(c: Cursor, rank: int, nbins: int) -> None:
+    """One rank's bins checked as _bins checks them, and skipped: no rows, no numpy."""
+    size = nbins * struct.calcsize("<" + BIN)
+    if size > c.left():
+        raise struct.error("bins past the end")
+    view = memoryview(c.raw)[c.pos:c.pos + size].cast("B")
+    c.pos += size
+    if any(v >> 63 for v in struct.unpack(f"{c.order}{2 * nbins}Q", view)):
+        raise ValueError(f"rank {rank}: a timeline value of 2^63 or more")
+
+
+def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[str, str]],
+                   with_bins: bool = True) -> TimelineRows:
+    """The rows of every rank's time bins and phases; raises ValueError.  Without
+    ``with_bins`` the bins are checked but not kept (``bins`` stays empty)."""
     c, out, seen = Cursor(order, raw), TimelineRows(), set()
     try:
         while c.left():
@@ -99,7 +116,10 @@ def parse_timeline(order: str, raw: bytes, blocks: set[int], names: list[tuple[s
             _check_values(rank, bin_ns)
             if flags & L.TIMELINE_CAPPED:
                 out.capped_ranks.append(rank)
-            out.bins.append(_bins(c, rank, nbins, bin_ns))
+            if with_bins:
+                out.bins.append(_bins(c, rank, nbins, bin_ns))
+            else:
+                _check_bins(c, rank, nbins)
             (nphases,) = c.take("I")
             if nphases > MAX_PHASES:
                 raise ValueError(f"rank {rank}: {nphases} phases, more than {MAX_PHASES}")

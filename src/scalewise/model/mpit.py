@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pandas as pd
-
 # One row per (rank, variable): the class in the MPI standard's words
 # ("counter", "highwatermark", ...), where it is bound ("none" or
 # "comm_world"), the values the library gave (a tuple: one per element,
@@ -32,7 +30,10 @@ def reduce_values(pclass: str, values: tuple) -> float | int:
     return max(values) if how == "max" else min(values) if how == "min" else sum(values)
 
 
-def no_pvars() -> pd.DataFrame:
+def no_pvars():
+    """An empty pvar frame (pandas imported here: the summary's lean path reads MPI_T without it)."""
+    import pandas as pd
+
     return pd.DataFrame(columns=PVAR_COLUMNS)
 
 

@@ -61,21 +61,12 @@ from typing import Any
 
 import pandas as pd
 
+from scalewise.model.bins import bin_bounds, size_bin  # noqa: F401 (this module's API too)
+from scalewise.model.columns import (BIN_COLUMNS, FUNCTION_COLUMNS, HIST_COLUMNS, LIFECYCLE_COLUMNS,  # noqa: F401
+                                     P2P_COLUMNS, PHASE_COLUMNS, PHASE_FUNCTION_COLUMNS, PROFILER_COLUMNS,
+                                     RANK_COLUMNS, SETUP_COLUMNS, SITE_COLUMNS)
 from scalewise.model.mpit import MpitInfo, no_pvars
 
-RANK_COLUMNS = ["rank", "host", "pid", "wall", "mpi_time", "compute_time", "maxrss", "nthreads", "partial"]
-LIFECYCLE_COLUMNS = ["rss_init_start", "rss_init_end", "rss_finalize", "finalize_time"]
-PROFILER_COLUMNS = ["profiler_time", "profiler_init", "profiler_finalize"]
-SETUP_COLUMNS = ["cpus_online", "cpus_allowed", "node_cpus", "ranks_on_node", "omp_threads", "setup_window",
-                 "cpu_user", "cpu_sys", "nivcsw", "nvcsw", "load1_start", "load1_end", "node_busy", "node_total",
-                 "node_steal"]
-FUNCTION_COLUMNS = ["rank", "function", "fclass", "calls", "time", "tmin", "tmax", "bytes"]
-HIST_COLUMNS = ["rank", "function", "bin", "lo", "hi", "count"]
-P2P_COLUMNS = ["src", "dst", "messages", "bytes"]
-SITE_COLUMNS = ["rank", "function", "object", "offset", "calls", "time", "bytes", "func", "location"]
-BIN_COLUMNS = ["rank", "bin", "start", "width", "mpi_time", "compute_time"]
-PHASE_COLUMNS = ["rank", "phase", "order", "wall", "mpi_time", "compute_time"]
-PHASE_FUNCTION_COLUMNS = ["rank", "phase", "function", "calls", "time", "bytes"]
 
 
 def _empty(columns: list[str]):
@@ -83,18 +74,6 @@ def _empty(columns: list[str]):
 
 
 _no_sites = _empty(SITE_COLUMNS)
-
-
-def bin_bounds(b: int) -> tuple[int, int]:
-    """Half-open byte range [lo, hi) of log2 histogram bin ``b``."""
-    if b == 0:
-        return 0, 1
-    return 1 << (b - 1), 1 << b
-
-
-def size_bin(nbytes: int) -> int:
-    """Histogram bin of a message of ``nbytes`` (the runtime's rule)."""
-    return int(nbytes).bit_length()
 
 
 @dataclass(frozen=True)

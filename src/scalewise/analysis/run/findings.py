@@ -15,10 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from scalewise.analysis.bound import bound_kind
 from scalewise.analysis.finding import Finding
 from scalewise.analysis.run.breakdown import TimeBreakdown, calls_table, class_table, function_table, time_breakdown
 from scalewise.analysis.run.pop_metrics import PopMetrics, pop_metrics
+from scalewise.analysis.run.sentences import (ABORTED_NOTE, DOMINANT_PCT_MPI, IMBALANCE_CV,  # noqa: F401
+                                              IMBALANCE_MAX_OVER_MEAN, NO_CALLS_NOTE, NONBLOCKING_SENDS,
+                                              SINGLE_RANK_NOTE, bound_text, calls_text, caveat_suffix, dominant_text,
+                                              imbalance_text, locality_text, overlap_text, partial_note, setup_note,
+                                              sizes_text, volume_text)
 from scalewise.analysis.run.setup import RunSetup, run_setup
 from scalewise.analysis.run.mpit import pvar_table
 from scalewise.analysis.run.sites import site_table
@@ -26,16 +30,8 @@ from scalewise.analysis.run.matrix import CommMatrix, Neighbourhood, comm_matrix
 from scalewise.analysis.run.sizes import SizeDistribution, size_distribution, size_range
 from scalewise.analysis.run.timeline import Timeline, phase_function_table, phase_table, timeline
 from scalewise.analysis.run.volume import DataVolume, data_volume
-from scalewise.formatting import human_bytes, plural
-from scalewise.formatting import short_pct as _pct
 from scalewise.jsonsafe import json_safe
 from scalewise.model.profile import Profile
-
-# A function is "dominant" from this share of MPI time (the first one always is).
-DOMINANT_PCT_MPI = 25.0
-# Imbalance worth reporting: slowest rank this much above the mean, or this CV.
-IMBALANCE_MAX_OVER_MEAN = 1.10
-IMBALANCE_CV = 0.10
 
 
 @dataclass(frozen=True)
@@ -118,33 +114,26 @@ def run_name(profile: Profile) -> str:
     return " ".join(str(c) for c in cmd) if cmd else "(unnamed run)"
 
 
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def profile_notes(profile: Profile, a: RunAnalysis) -> list[Finding]:
     """Caveats that change how every number on the page should be read."""
     run, notes = a.run, []
     present, n = a.breakdown.nranks_present, profile.nranks
     if profile.partial:
         partial_ranks = int(profile.ranks["partial"].astype(bool).sum()) if not profile.ranks.empty else 0
-        notes.append(Finding("note", f"Partial log: {present} of {n} ranks recorded"
-                             + (f", {partial_ranks} of them hit a memory cap" if partial_ranks else "")
-                             + "; totals cover only what was recorded.",
+        notes.append(Finding("note", partial_note(present, n, partial_ranks),
                              {"ranks_present": present, "nranks": n, "partial_ranks": partial_ranks}, (run,)))
     if profile.aborted:
-        notes.append(Finding("note", "The job aborted before MPI_Finalize; times end at the abort.", {}, (run,)))
+        notes.append(Finding("note", ABORTED_NOTE, {}, (run,)))
     if a.functions.empty:
-        notes.append(Finding("note", "No MPI calls were recorded: the whole run is compute (or untraced) time.",
+        notes.append(Finding("note", NO_CALLS_NOTE,
                              {"mpi_calls": 0}, (run,)))
     caveat = a.setup.caveat() if a.setup is not None else None
     if caveat:
-        notes.append(Finding("note", f"{caveat[0].upper()}{caveat[1:]}; the bound-ness and POP efficiencies below "
-                             "describe this set-up, not the program alone.",
+        notes.append(Finding("note", setup_note(caveat),
                              {"oversubscribed": bool(a.setup.oversubscribed), "contended": bool(a.setup.contended)},
                              (run,)))
     if n == 1:
-        notes.append(Finding("note", "Single-rank run: there is no traffic between ranks and no imbalance to show.",
+        notes.append(Finding("note", SINGLE_RANK_NOTE,
                              {"nranks": 1}, (run,)))
     return notes
 
@@ -154,15 +143,17 @@ def _bound(a: RunAnalysis) -> Finding | None:
     if math.isnan(share):
         return None
     pct = 100 * share
-    kind = bound_kind(share)  # one rule with the study's (analysis/bound.py)
-    return Finding("bound", f"The run is {kind}: MPI takes {_pct(pct)} of wall time, compute {_pct(100 - pct)}."
-                   + _caveat(a), {"mpi_pct": pct, "compute_pct": 100 - pct, "caveat": _caveat(a) or None}, (a.run,))
+    return Finding("bound", bound_text(share, _setup_caveat(a)),
+                   {"mpi_pct": pct, "compute_pct": 100 - pct, "caveat": _caveat(a) or None}, (a.run,))
 
 
 def _caveat(a: RunAnalysis) -> str:
     """The set-up caveat a bound-ness or efficiency finding carries (analysis/run/setup.py)."""
-    caveat = a.setup.caveat() if a.setup is not None else None
-    return f" Caveat: {caveat}." if caveat else ""
+    return caveat_suffix(_setup_caveat(a))
+
+
+def _setup_caveat(a: RunAnalysis) -> str | None:
+    return a.setup.caveat() if a.setup is not None else None
 
 
 def _dominant(a: RunAnalysis) -> list[Finding]:
@@ -172,19 +163,14 @@ def _dominant(a: RunAnalysis) -> list[Finding]:
         if i >= 3 or (i > 0 and not row.pct_mpi >= DOMINANT_PCT_MPI):
             break
         numbers = {"function": row.function, "pct_wall": row.pct_wall, "pct_mpi": row.pct_mpi, "calls": int(row.calls)}
-        text = f"{row.function} takes {_pct(row.pct_wall)} of wall time ({_pct(row.pct_mpi)} of MPI time)"
         rng = size_range(a.sizes, row.function)
+        peers = median_peers if not a.neighbourhood.empty and median_peers > 0 else None
         if row.fclass in ("wait", "test") and rng:
-            sizes = human_bytes(rng[0]) if rng[0] == rng[1] else f"{human_bytes(rng[0])} to {human_bytes(rng[1])}"
-            text += f"; the messages it completes are {sizes}"
             numbers.update(size_lo=rng[0], size_hi=rng[1])
-            if not a.neighbourhood.empty and median_peers > 0:
-                text += f", exchanged with {median_peers:g} neighbours per rank"
+            if peers is not None:
                 numbers["peers_median"] = median_peers
-            text += ". Blocking waits point to load imbalance or latency"
-        elif row.fclass == "collective":
-            text += ". Collectives are bound by latency and bandwidth, and grow with the rank count"
-        out.append(Finding("dominant", text + ".", numbers, (a.run,)))
+        text = dominant_text(row.function, row.fclass, row.pct_wall, row.pct_mpi, rng, peers)
+        out.append(Finding("dominant", text, numbers, (a.run,)))
     return out
 
 
@@ -196,22 +182,16 @@ def _calls(a: RunAnalysis) -> Finding | None:
     top = c.iloc[: int((cum < 80.0).sum()) + 1].head(4)
     pct = float(top["pct_calls"].sum())
     names = top["function"].tolist()
-    verb = "is" if len(names) == 1 else "are"
-    return Finding("calls", f"{_join(names)} {verb} {_pct(pct)} of {int(c['calls'].sum()):,} MPI calls.",
+    return Finding("calls", calls_text(names, pct, int(c["calls"].sum())),
                    {"functions": names, "pct_calls": pct}, (a.run,))
 
 
 def _overlap(a: RunAnalysis) -> Finding | None:
     f = a.functions
-    if f.empty or not f["function"].isin(["MPI_Isend", "MPI_Irecv", "MPI_Ibsend", "MPI_Issend"]).any():
+    if f.empty or not f["function"].isin(NONBLOCKING_SENDS).any():
         return None
     wait_pct = float(f.loc[f["fclass"].isin(["wait", "test"]), "pct_mpi"].sum())
-    if wait_pct >= 50:
-        text = (f"Non-blocking calls are used, but waiting for them takes {_pct(wait_pct)} of MPI time: "
-                "little communication is overlapped with computation.")
-    else:
-        text = f"Non-blocking calls are used and waiting for them takes {_pct(wait_pct)} of MPI time."
-    return Finding("overlap", text, {"wait_pct_mpi": wait_pct}, (a.run,))
+    return Finding("overlap", overlap_text(wait_pct), {"wait_pct_mpi": wait_pct}, (a.run,))
 
 
 def _imbalance(a: RunAnalysis) -> Finding | None:
@@ -221,13 +201,9 @@ def _imbalance(a: RunAnalysis) -> Finding | None:
     c = b.compute
     numbers = {"compute_max_over_mean": c.max_over_mean, "compute_cv": c.cv, "slowest_rank": c.max_rank,
                "mpi_max_over_mean": b.mpi.max_over_mean, "mpi_cv": b.mpi.cv}
-    if c.max_over_mean >= IMBALANCE_MAX_OVER_MEAN or c.cv >= IMBALANCE_CV:
-        text = (f"Compute time is imbalanced: the busiest rank ({c.max_rank}) computes {c.max_over_mean:.2f}x the mean "
-                f"(CV {c.cv:.2f}); the others wait for it inside MPI (MPI time CV {b.mpi.cv:.2f}).")
-    else:
-        text = f"Compute time is balanced across ranks: max/mean {c.max_over_mean:.2f}, CV {c.cv:.2f}."
     numbers["caveat"] = _caveat(a) or None
-    return Finding("imbalance", text + _caveat(a), numbers, (a.run,))
+    text = imbalance_text(c.max_rank, c.max_over_mean, c.cv, b.mpi.cv, _setup_caveat(a))
+    return Finding("imbalance", text, numbers, (a.run,))
 
 
 def _sizes(a: RunAnalysis) -> Finding | None:
@@ -239,13 +215,7 @@ def _sizes(a: RunAnalysis) -> Finding | None:
     small = int(sent.loc[sent["hi"] <= 1024, "count"].sum())
     large = int(sent.loc[sent["lo"] >= 65536, "count"].sum())
     pct_small, pct_large = 100 * small / total, 100 * large / total
-    if pct_small >= 50:
-        text = f"Most messages are small: {_pct(pct_small)} of {total:,} are under 1 KiB, so latency matters more than bandwidth."
-    elif pct_large >= 50:
-        text = f"Most messages are large: {_pct(pct_large)} of {total:,} are 64 KiB or more, so bandwidth matters most."
-    else:
-        text = f"Message sizes are mixed: {_pct(pct_small)} under 1 KiB, {_pct(pct_large)} at 64 KiB or more."
-    return Finding("sizes", text, {"messages": total, "pct_under_1KiB": pct_small, "pct_from_64KiB": pct_large}, (a.run,))
+    return Finding("sizes", sizes_text(total, pct_small, pct_large), {"messages": total, "pct_under_1KiB": pct_small, "pct_from_64KiB": pct_large}, (a.run,))
 
 
 def _locality(a: RunAnalysis) -> Finding | None:
@@ -256,19 +226,8 @@ def _locality(a: RunAnalysis) -> Finding | None:
     k = int(hit["k"].iloc[0]) if not hit.empty else int(nb.within["k"].iloc[-1])
     share = float(hit["bytes_share"].iloc[0]) if not hit.empty else float(nb.within["bytes_share"].iloc[-1])
     offsets = nb.top_offsets.head(4)
-    offs = ", ".join(f"{int(o):+d}" for o in offsets["offset"])
-    n = a.matrix.nranks
-    # Offsets wrap around the world (matrix.py), so no partner is more than n // 2 ranks away: a share
-    # "within +-k" says something only for k below that, and at 2 or 3 ranks nothing is.
-    if n <= 3:
-        where = f"at {n} ranks every rank neighbours every other, so locality cannot show"
-    elif k < n // 2:
-        where = f"{_pct(100 * share)} of bytes stay within +-{plural(k, 'rank')} (of at most {n // 2} at {n} ranks)"
-    else:
-        where = f"partners up to {plural(n // 2, 'rank')} apart, as far as {n} ranks allow (no locality to speak of)"
-    text = (f"Point-to-point traffic: {where}; "
-            f"each rank talks to {plural(nb.peers.percentiles[50], 'peer')} (median, max {nb.peers.max:g}); "
-            f"busiest offsets {offs}.")
+    text = locality_text(a.matrix.nranks, k, share, nb.peers.percentiles[50], nb.peers.max,
+                         [int(o) for o in offsets["offset"]])
     return Finding("locality", text, {"k": k, "bytes_share": share, "peers_median": nb.peers.percentiles[50],
                                       "peers_max": nb.peers.max, "offsets": [int(o) for o in offsets["offset"]]}, (a.run,))
 
@@ -278,9 +237,7 @@ def _volume(a: RunAnalysis) -> Finding | None:
     if v.total == 0:
         return None
     s = v.per_rank_total
-    text = (f"Ranks sent {human_bytes(v.total)} in total ({human_bytes(v.p2p_total)} point-to-point, "
-            f"{human_bytes(v.collective_total)} in collectives): {human_bytes(s.mean)} per rank on average, "
-            f"at most {human_bytes(s.max)} (rank {s.max_rank}).")
+    text = volume_text(v.total, v.p2p_total, v.collective_total, s.mean, s.max, s.max_rank)
     return Finding("volume", text, {"total_bytes": v.total, "mean_per_rank": s.mean, "max_per_rank": s.max}, (a.run,))
 
 

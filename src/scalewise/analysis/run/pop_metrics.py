@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from scalewise.analysis.run.breakdown import time_breakdown
 from scalewise.analysis.run.setup import run_setup
-from scalewise.model.profile import Profile
+
+if TYPE_CHECKING:
+    from scalewise.model.profile import Profile
 
 NO_TRACE = "needs a trace of the run: record it with scalewise run --trace, then scalewise pop TRACE"
 
@@ -43,9 +44,9 @@ class PopMetrics:
     load_balance: float
     communication_efficiency: float
     parallel_efficiency: float
-    ideal_runtime: float = np.nan  # the replay's runtime on the ideal network, when a trace was replayed
-    serialisation_efficiency: float = np.nan
-    transfer_efficiency: float = np.nan
+    ideal_runtime: float = float("nan")  # the replay's runtime on the ideal network, when a trace was replayed
+    serialisation_efficiency: float = float("nan")
+    transfer_efficiency: float = float("nan")
     split_missing: str = NO_TRACE  # why serialisation and transfer are not known ("" once they are)
     # Why the efficiencies describe the set-up rather than the program: an oversubscribed or
     # contended run (analysis/run/setup.py); None when neither, or the log is older than 1.3.
@@ -67,6 +68,8 @@ class PopMetrics:
 
 def pop_metrics(profile: Profile) -> PopMetrics:
     """LB, CE and PE of one run from its profile; the serialisation/transfer split stays unknown."""
+    from scalewise.analysis.run.breakdown import time_breakdown  # here: PopMetrics itself needs no numpy
+
     b = time_breakdown(profile)
     runtime, useful = b.wall.max, b.compute
     known = b.nranks_present > 0 and runtime > 0

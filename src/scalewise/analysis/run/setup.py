@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from scalewise.formatting import plural
-from scalewise.model.profile import Profile
+
+if TYPE_CHECKING:  # annotations only: the summary's lean path builds a RunSetup without pandas (plain.py)
+    import pandas as pd
+
+    from scalewise.model.profile import Profile
 
 # Contended: other processes used more CPU than the cores the job left idle,
 # by at least this fraction of the job's own cores, or steal time reached
