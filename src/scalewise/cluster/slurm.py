@@ -5,7 +5,7 @@ the cluster's agent), takes its node name from its own hostname and listens
 on the node's address, so Slurm sees N machines.  slurmctld listens on the
 host's side of the bridge.  munged is reached through its socket file, which
 every node sees (the nodes share the host's file system).  Nothing is
-written to /etc: clients find this Slurm through ``SLURM_CONF``.
+written to /etc (but in a chroot, below): clients find this Slurm through ``SLURM_CONF``.
 
 Each slurmd runs in a mount namespace of its own that sees the cluster's
 hosts file as /etc/hosts, so its jobs resolve names as on a real cluster:
@@ -13,7 +13,9 @@ each node's name to its address, the host's name to the host's side of the
 bridge.  Hydra's mpiexec inside an allocation tells its proxies where to
 call back by host name (``swnode1`` in a batch script, the host's name
 under salloc); without this the names do not resolve in the nodes, or
-resolve to the loopback.
+resolve to the loopback.  In a chroot whose root is not a mount point no
+mount namespace can keep that bind mount to itself; there the same lines go
+first in the root's /etc/hosts between two marks, removed when Slurm stops.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from scalewise.errors import ScalewiseError
 # Outside the cluster's own state folder: `down` stops Slurm before it removes that folder.
 BASE = Path(os.environ.get("SCALEWISE_CLUSTER_SLURM_DIR", "/run/scalewise-cluster-slurm"))
 CONF = BASE / "etc" / "slurm.conf"
+# Only where a mount namespace cannot hold the cluster's own hosts file (private_mounts)
+ETC_HOSTS = Path("/etc/hosts")
+HOSTS_MARK, HOSTS_END = "# scalewise emulated cluster: begin", "# scalewise emulated cluster: end"
 CTLD_PORT, SLURMD_PORT = 16917, 16918  # not Slurm's defaults: no clash with a system Slurm
 
 
@@ -86,8 +91,12 @@ def start_slurm(cluster, timeout: float = 30) -> Path:
     hosts.parent.mkdir(parents=True, exist_ok=True)
     hosts.write_text(hosts_file(cluster))
     # Inside the node, on its cores (its hostname is its Slurm node name), seeing the cluster's hosts file.
-    slurmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
-              shlex.quote(f"mount --bind {hosts} /etc/hosts && exec slurmd")]
+    if private_mounts():
+        slurmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                  shlex.quote(f"mount --bind {hosts} /etc/hosts && exec slurmd")]
+    else:
+        add_hosts_lines(hosts.read_text())
+        slurmd = ["slurmd"]
     start_daemons(BASE, _config(cluster), {name: [str(cluster.agent), name, *slurmd] for name in cluster.hostnames},
                   timeout)
     return CONF
@@ -137,7 +146,33 @@ def _wait_idle(count: int, b: Path, env: dict[str, str], timeout: float) -> None
 
 def stop_all() -> list[str]:
     """Stop the cluster's Slurm daemons and munged (by their pid files) and remove their state."""
+    remove_hosts_lines()
     return stop_daemons(BASE)
+
+
+def private_mounts() -> bool:
+    """Whether a mount namespace can keep a bind mount to itself.  Not in a chroot whose root is not a
+    mount point (util-linux: "cannot change root filesystem propagation"): a bind mount there would
+    reach the outer system's view, so the cluster's names go into this root's /etc/hosts instead."""
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True).returncode == 0
+
+
+def add_hosts_lines(lines: str, etc_hosts: Path = ETC_HOSTS) -> None:
+    """Put the cluster's names first in ``etc_hosts`` (the first line naming a host wins), between marks."""
+    kept = _without_block(etc_hosts.read_text() if etc_hosts.exists() else "")
+    etc_hosts.write_text(f"{HOSTS_MARK}\n{lines.rstrip()}\n{HOSTS_END}\n{kept}")
+
+
+def remove_hosts_lines(etc_hosts: Path = ETC_HOSTS) -> None:
+    if etc_hosts.exists() and HOSTS_MARK in (text := etc_hosts.read_text()):
+        etc_hosts.write_text(_without_block(text))
+
+
+def _without_block(text: str) -> str:
+    if HOSTS_MARK not in text:
+        return text
+    head, _, rest = text.partition(HOSTS_MARK + "\n")
+    return head + rest.partition(HOSTS_END + "\n")[2]
 
 
 def stop_daemons(b: Path) -> list[str]:
