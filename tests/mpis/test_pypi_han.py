@@ -9,7 +9,6 @@ set-up being in both.  Those counts, per pair, are the model's (collectives/han.
 
 from __future__ import annotations
 
-import re
 import shutil
 import socket
 import subprocess
@@ -17,7 +16,8 @@ import subprocess
 import pytest
 
 from scalewise.whatif.collectives import han, layout, schedule
-from scalewise.whatif.collectives.algorithms import SEND
+from support import pml_monitoring
+from support.pml_monitoring import read_counts, sends_per_pair
 
 PROGRAM = r"""#include <mpi.h>
 #include <stdlib.h>
@@ -46,7 +46,6 @@ host=$1; shift
 while [ "${host#-}" != "$host" ]; do host=$1; shift; done
 exec unshare --uts sh -c "hostname $host; $*"
 """
-_INTERNAL = re.compile(r"^I\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent", re.MULTILINE)
 
 # (ranks per node, placement, collective, bytes, root): small cases, each a different branch of han
 CASES = [
@@ -89,22 +88,13 @@ def launch(mpi_env, tmp_path_factory):
                str(work / "coll"), func, str(nbytes), str(calls), str(root)]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
-        counts = {}
-        for r in range(sum(sizes)):
-            for src, dst, nb, msgs in _INTERNAL.findall((out / f"mon.{r}.prof").read_text()):
-                counts[(int(src), int(dst))] = (int(msgs), int(nb))
-        return counts
+        return read_counts(out / "mon", sum(sizes))
     return run
 
 
 def one_call(launch, sizes, placement, func, nbytes, root):
     once, thrice = (launch(sizes, placement, func, nbytes, k, root) for k in (1, 3))
-    out = {}
-    for pair in once.keys() | thrice.keys():
-        (m1, b1), (m3, b3) = once.get(pair, (0, 0)), thrice.get(pair, (0, 0))
-        if m3 != m1:
-            out[pair] = ((m3 - m1) / 2, (b3 - b1) / 2)
-    return out
+    return pml_monitoring.one_call(once, thrice)
 
 
 def modelled(sizes, placement, func, nbytes, root):
@@ -124,13 +114,7 @@ def modelled(sizes, placement, func, nbytes, root):
         for g in shape.low:
             han.embed(check, g, han.tuned("MPI_Bcast", g, 8))
         s = han.A.concat(check, s)
-    out = {}
-    for r, phases in enumerate(s):
-        for d, q, b in (m for ph in phases for m in ph):
-            if d == SEND:
-                m, t = out.get((r, q), (0, 0))
-                out[(r, q)] = (m + 1, t + b)
-    return out
+    return sends_per_pair(s)
 
 
 @pytest.mark.parametrize("sizes, placement, func, nbytes, root", CASES)

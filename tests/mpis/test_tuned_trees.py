@@ -10,14 +10,14 @@ and chain fan-out at their defaults (0 and 4).  The pml monitoring component cou
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 
 import pytest
 
 from scalewise.whatif.collectives import openmpi
-from scalewise.whatif.collectives.algorithms import SEND
+from support import pml_monitoring
+from support.pml_monitoring import read_counts, sends_per_pair
 
 PROGRAM = r"""#include <mpi.h>
 #include <stdlib.h>
@@ -39,7 +39,6 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
-_INTERNAL = re.compile(r"^I\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent", re.MULTILINE)
 NBYTES = 808  # 101 doubles: split_binary_tree's halves differ by one element
 
 # (collective, algorithm number, bytes): every tree algorithm of tuned, bcast's scatter-allgathers (with
@@ -90,35 +89,20 @@ def launch(mpi_env, tmp_path_factory):
                str(work / f"coll-{mpi}"), func, str(nbytes), str(calls), str(root)]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
-        counts = {}
-        for r in range(P):
-            for src, dst, nb, msgs in _INTERNAL.findall((out / f"mon.{r}.prof").read_text()):
-                counts[(int(src), int(dst))] = (int(msgs), int(nb))
-        return counts
+        return read_counts(out / "mon", P)
     return run
 
 
 def one_call(launch, mpi, P, func, alg, nbytes, root):
     once, thrice = (launch(mpi, P, func, alg, nbytes, k, root) for k in (1, 3))
-    out = {}
-    for pair in once.keys() | thrice.keys():
-        (m1, b1), (m3, b3) = once.get(pair, (0, 0)), thrice.get(pair, (0, 0))
-        if m3 != m1:
-            out[pair] = ((m3 - m1) / 2, (b3 - b1) / 2)
-    return out
+    return pml_monitoring.one_call(once, thrice)
 
 
 def modelled(mpi, P, func, alg, nbytes, root):
     name = "MPI_" + func.capitalize()
     line = "openmpi-5.0" if mpi == "openmpi5" else "openmpi-4.1"
     _, s = openmpi.forced(name, alg, P, nbytes, root) if alg else openmpi.choose(name, P, [nbytes] * P, root, line=line)
-    out = {}
-    for r, phases in enumerate(s):
-        for d, q, b in (m for ph in phases for m in ph):
-            if d == SEND:
-                m, t = out.get((r, q), (0, 0))
-                out[(r, q)] = (m + 1, t + b)
-    return out
+    return sends_per_pair(s)
 
 
 @pytest.mark.parametrize("mpi, P, func, alg, nbytes", CASES)
