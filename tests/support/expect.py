@@ -296,3 +296,13 @@ def threads(nranks: int, iters: int, sizes: list[int]) -> Expected:
                 e.call(r, "MPI_Waitall", s, s)
                 e.call(r, "MPI_Allreduce", (t + 1) * DOUBLE)
     return e
+
+
+def assert_ring_on_two_nodes(profile, iters: int, nbytes: int, what: str = "") -> None:
+    """A 4-rank ring.c run placed 2 ranks on each of the emulated swnode1 and swnode2 (by rank), every
+    message to the next rank counted with its bytes."""
+    assert profile.ranks.set_index("rank")["host"].sort_index().tolist() == [
+        "swnode1", "swnode1", "swnode2", "swnode2"], what
+    messages, nbytes_sent = recorded_p2p(profile)
+    assert dict(messages) == {(r, (r + 1) % 4): iters for r in range(4)}, what
+    assert dict(nbytes_sent) == {(r, (r + 1) % 4): iters * nbytes for r in range(4)}, what

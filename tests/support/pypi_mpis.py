@@ -76,3 +76,27 @@ def study_bindings() -> str:
     """The `mpis:` entries of a study file naming each PyPI MPI (installed if missing), one per line."""
     return "".join(f"  {name}: {{prefix: {install(name)}{extra}}}\n" for name, extra in _BINDINGS.items())
 
+
+
+_RING_STUDY = """name: {name}
+workdir: {work}
+output: {work}/out
+mpis:
+{mpis}applications:
+  ring:
+    build: [["{{mpicc}}", -O1, {ring}, -o, "{{builddir}}/ring"]]
+    command: ["{{builddir}}/ring", "{iters}", "{nbytes}"]
+axes:
+{axes}profile: true
+timeout: 120
+{tail}"""
+
+
+def ring_study(work: Path, name: str, axes: dict[str, list], iters: int, nbytes: int, tail: str = "") -> str:
+    """A study file running proxies' ring.c (``iters`` messages of ``nbytes`` to the next rank) over
+    ``axes``, with the PyPI MPIs bound (study_bindings); ``tail``: further top-level keys."""
+    from support.mpijob import PROGRAMS
+
+    lines = "".join(f"  {key}: [{', '.join(map(str, values))}]\n" for key, values in axes.items())
+    return _RING_STUDY.format(name=name, work=work, mpis=study_bindings(), ring=PROGRAMS / "ring.c", iters=iters,
+                              nbytes=nbytes, axes=lines, tail=tail)
