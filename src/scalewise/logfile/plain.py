@@ -187,6 +187,11 @@ def section_limit(raw: bytes) -> int:
     return max(L.RANK_DATA_FLOOR, L.RANK_DATA_RATIO * len(raw))
 
 
+def log_flags(header) -> set[str]:
+    """The header's partial/aborted flags by name."""
+    return {name for bit, name in ((L.LOG_PARTIAL, "partial"), (L.LOG_ABORTED, "aborted")) if header[4] & bit}
+
+
 def check_totals(r: ContainerReader, sums: dict[str, float]) -> None:
     """Sums over all ranks must fit int64 too, or totals in reports wrap."""
     for what in ("calls", "histogram counts", "messages", "bytes"):
@@ -232,11 +237,7 @@ def read_plain(path) -> PlainLog:
     check_totals(r, {"calls": float(sum(x[3] for x in f)), "histogram counts": float(sum(x[5] for x in rows["hist"])),
                      "messages": float(sum(x[2] for x in p)),
                      "bytes": float(sum(x[7] for x in f)) + float(sum(x[3] for x in p))})
-    flags = set()
-    if h[4] & L.LOG_PARTIAL:
-        flags.add("partial")
-    if h[4] & L.LOG_ABORTED:
-        flags.add("aborted")
+    flags = log_flags(h)
     meta["ranks_present"] = nblocks
     meta["hosts"] = sorted(hosts)
     known = {e[0] for e in entries}

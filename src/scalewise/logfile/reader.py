@@ -22,7 +22,7 @@ from scalewise.logfile import layout as L
 from scalewise.logfile.container import ContainerReader as _Reader, open_log, read_container  # noqa: F401 (read_container: this module's API too)
 from scalewise.logfile.mpit import parse_mpit
 from scalewise.logfile.blockpack import dtypes
-from scalewise.logfile.plain import (check_inflated_total, check_totals, first_bad_entry, lifecycle_rows, parse_blocks,
+from scalewise.logfile.plain import (check_inflated_total, check_totals, log_flags, first_bad_entry, lifecycle_rows, parse_blocks,
                                      profiler_rows, read_head, section_limit, setup_rows, user_log)
 from scalewise.logfile.records import max_block_size
 from scalewise.logfile.unpacked import unpacked_frames as _unpacked
@@ -141,11 +141,7 @@ def read_profile(path) -> Profile:
                              _lifecycle(r, order, secs.get(L.SEC_RANK_LIFECYCLE), frames["ranks"]))
     frames["ranks"] = _profiler(r, order, secs.get(L.SEC_PROFILER), frames["ranks"])
     _check_totals(r, frames)
-    flags = set()
-    if h[4] & L.LOG_PARTIAL:
-        flags.add("partial")
-    if h[4] & L.LOG_ABORTED:
-        flags.add("aborted")
+    flags = log_flags(h)
     meta["ranks_present"] = nblocks
     meta["hosts"] = sorted(hosts)
     present = {e[0] for e in entries}

@@ -26,8 +26,7 @@ from scalewise.analysis.run.sentences import (ABORTED_NOTE, DOMINANT_PCT_MPI, NO
                                               SINGLE_RANK_NOTE, bound_text, calls_text, dominant_text,
                                               imbalance_text, locality_text, overlap_text, partial_note, setup_note,
                                               sizes_text, volume_text)
-from scalewise.analysis.run.setup import (CONTENDED_EXCESS_OF_JOB_CORES, CONTENDED_STEAL_SHARE, NodeSetup,
-                                          RunSetup)
+from scalewise.analysis.run.setup import NodeSetup, RunSetup, node_verdict
 from scalewise.model.bins import bin_bounds
 
 CREDITED_CLASSES = ("wait", "test")  # as sizes.CREDITED_CLASSES
@@ -312,11 +311,7 @@ def _node(host: str, r: list[dict]) -> NodeSetup:
     wall = nanmean(window)
     others = max(0.0, (busy - np_sum(cpu)) / wall) if wall > 0 and not math.isnan(busy) else NAN
     steal_share = steal / total if total and not math.isnan(total) else NAN
-    oversubscribed = ranks * threads > cores
-    idle = max(0, online - ranks * threads)
-    contended = not oversubscribed and bool(
-        (not math.isnan(others) and others > idle + CONTENDED_EXCESS_OF_JOB_CORES * min(ranks * threads, cores))
-        or (not math.isnan(steal_share) and steal_share >= CONTENDED_STEAL_SHARE))
+    oversubscribed, contended = node_verdict(ranks, threads, cores, online, others, steal_share)
     return NodeSetup(host=host, ranks=ranks, threads=threads, cores=cores, cpus_online=online,
                      oversubscribed=oversubscribed, cpu_share=share, others_cores=others, steal_share=steal_share,
                      load_start=nanmax(col("load1_start")), load_end=nanmax(col("load1_end")),

@@ -81,6 +81,18 @@ class RunSetup:
                 "contended": bool(self.contended), "caveat": self.caveat()}
 
 
+def node_verdict(ranks: int, threads: int, cores: int, online: int, others: float,
+                 steal_share: float) -> tuple[bool, bool]:
+    """(oversubscribed, contended) of one node: more threads than cores; or, with cores to spare, other
+    processes using more than the idle cores plus a share of the job's, or the hypervisor stealing time."""
+    oversubscribed = ranks * threads > cores
+    idle = max(0, online - ranks * threads)
+    contended = not oversubscribed and bool(
+        (not math.isnan(others) and others > idle + CONTENDED_EXCESS_OF_JOB_CORES * min(ranks * threads, cores))
+        or (not math.isnan(steal_share) and steal_share >= CONTENDED_STEAL_SHARE))
+    return oversubscribed, contended
+
+
 def _first(values: pd.Series, default: float = math.nan) -> float:
     v = values.dropna()
     return float(v.iloc[0]) if not v.empty else default
@@ -100,11 +112,7 @@ def _node(host: str, r: pd.DataFrame) -> NodeSetup:
     wall = float(window.mean())
     others = max(0.0, (float(busy) - float(cpu.sum())) / wall) if wall > 0 and not math.isnan(busy) else math.nan
     steal_share = float(steal / total) if total and not math.isnan(total) else math.nan
-    oversubscribed = ranks * threads > cores
-    idle = max(0, online - ranks * threads)
-    contended = not oversubscribed and bool(
-        (not math.isnan(others) and others > idle + CONTENDED_EXCESS_OF_JOB_CORES * min(ranks * threads, cores))
-        or (not math.isnan(steal_share) and steal_share >= CONTENDED_STEAL_SHARE))
+    oversubscribed, contended = node_verdict(ranks, threads, cores, online, others, steal_share)
     return NodeSetup(host=host, ranks=ranks, threads=threads, cores=cores, cpus_online=online,
                      oversubscribed=oversubscribed, cpu_share=share, others_cores=others, steal_share=steal_share,
                      load_start=float(r["load1_start"].max()), load_end=float(r["load1_end"].max()),
