@@ -58,6 +58,17 @@ typedef struct {
 
 #define RECV_QUEUE ((int64_t)1 << 62)
 
+/* A network link: a rank's own, or with ranks on nodes the node's, which the node's ranks share (one NIC
+ * per node, one shaped tbf per node on the emulated cluster): its messages go one after the other out
+ * and in, and out through one token bucket.  A shared link takes the node's messages in the order the
+ * replay reaches them, so there the times depend on the order blocked ranks are resumed (run: the last
+ * one woken first, rank 0 first at the start), which the reference in tests/whatif follows. */
+typedef struct {
+    double tx_free, rx_free;
+    double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
+    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+} link_state;
+
 /* A rank's block: its state, the seconds it spent in each function, then its
  * request slots, back to back and cache-line aligned.  Every rank's state is
  * touched once per round of the ranks (a collective, a halo exchange), and a
@@ -75,9 +86,7 @@ typedef struct {
     int8_t blocked;
     int8_t nkeys; /* match keys in the block */
     /* the links, and the computation so far */
-    double tx_free, rx_free;
-    double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
-    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+    link_state link; /* the rank's own network link (with ranks on nodes, the node's is used) */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
     double compute;
     request **phase; /* requests the rank posted in the collective's current phase */
@@ -98,6 +107,7 @@ typedef struct {
     const sw_network *net;
     const sw_network *local; /* shared memory, when ranks share nodes */
     const int32_t *node_of;
+    link_state *node_links;      /* with node_of, each node's network link; NULL: each rank's own */
     const double *compute_scale; /* NULL: each rank's compute as recorded */
     const double *host_o;        /* NULL: a user message costs the network's o */
     const double *irecv_cost;    /* NULL: posting a receive is free */
@@ -124,6 +134,12 @@ typedef struct {
 static inline rank_state *rank_at(const engine *e, int32_t r)
 {
     return (rank_state *)(e->blocks + e->block_at[r]);
+}
+
+/* The network link rank r's messages to and from other nodes pass. */
+static inline link_state *link_of(const engine *e, int32_t r)
+{
+    return e->node_links ? &e->node_links[e->node_of[r]] : &rank_at(e, r)->link;
 }
 
 static inline match_slot *keys_of(const engine *e, rank_state *st)
@@ -341,14 +357,14 @@ static int post(engine *e, const node *fresh, int32_t dst, int32_t src, int32_t 
 /* How long the shaped link holds a message of `bytes` leaving at `start`
  * back: the bucket refills up to its size, the message takes what credit
  * there is and waits for the rest at the bucket's rate. */
-static double shaping_delay(const sw_network *net, rank_state *st, double start, double bytes)
+static double shaping_delay(const sw_network *net, link_state *lk, double start, double bytes)
 {
     if (net->bucket_rate <= 0)
         return 0;
-    double credit = earlier(net->bucket_bytes, st->credit + later(start - st->credit_at, 0) * net->bucket_rate);
+    double credit = earlier(net->bucket_bytes, lk->credit + later(start - lk->credit_at, 0) * net->bucket_rate);
     double delay = later(bytes - credit, 0) / net->bucket_rate;
-    st->credit = later(credit - bytes, 0);
-    st->credit_at = later(start, st->credit_at) + delay;
+    lk->credit = later(credit - bytes, 0);
+    lk->credit_at = later(start, lk->credit_at) + delay;
     return delay;
 }
 
@@ -379,11 +395,12 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
         start = later(st->clock, st->shm_tx_free);
         st->shm_tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     } else { /* the NIC sends one message after the other; the CPU only pays o */
-        start = later(st->clock, st->tx_free);
-        if (start > st->tx_free)
-            st->tx_from = start;
-        start += shaping_delay(net, st, start, bytes);
-        st->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+        link_state *lk = link_of(e, r);
+        start = later(st->clock, lk->tx_free);
+        if (start > lk->tx_free)
+            lk->tx_from = start;
+        start += shaping_delay(net, lk, start, bytes);
+        lk->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     }
     node n = {.t_post = start, .bytes = nbytes, .req = q, .rank = r, .local = (int16_t)local};
     q->flags = 0;
@@ -490,22 +507,23 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             t = later(t, end) + shm->overhead[k];
             continue;
         }
+        link_state *lk = link_of(e, r);
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
-        double end = later(arrival - wire, st->rx_free) + wire;
+        double end = later(arrival - wire, lk->rx_free) + wire;
         if (net->half_duplex) {
             /* The message held the link for its wire time and, shaped, its wait beyond the
              * bucket; whatever of that overlaps the rank's own sending is moved after it. */
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            double from = later(arrival - held, st->rx_free);
-            end = from + held + later(0, earlier(from + held, st->tx_free) - later(from, st->tx_from));
+            double from = later(arrival - held, lk->rx_free);
+            end = from + held + later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
         } else if (net->exchange_extra > 0) {
             /* Both directions at once, each slower than alone: what of the time the message
              * held the link overlaps the rank's own sending costs exchange_extra more. */
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            end += net->exchange_extra * later(0, earlier(end, st->tx_free) - later(end - held, st->tx_from));
+            end += net->exchange_extra * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
         }
-        st->rx_free = end;
+        lk->rx_free = end;
         t = later(t, end) + overhead(net, k, 0, host);
     }
     st->clock = t;
@@ -752,6 +770,22 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     if (place && place->node_of && place->local) {
         e.node_of = place->node_of;
         e.local = place->local;
+        int32_t nnodes = 0;
+        for (int64_t r = 0; r < tr->nranks; r++) {
+            if (e.node_of[r] < 0) {
+                snprintf(err, (size_t)err_size, "placement: rank %lld on node %d, not a node", (long long)r,
+                         (int)e.node_of[r]);
+                return -1;
+            }
+            nnodes = e.node_of[r] >= nnodes ? e.node_of[r] + 1 : nnodes;
+        }
+        e.node_links = calloc((size_t)nnodes + 1, sizeof *e.node_links);
+        if (!e.node_links) {
+            snprintf(err, (size_t)err_size, "out of memory");
+            return -1;
+        }
+        for (int32_t n = 0; n < nnodes; n++)
+            e.node_links[n].credit = net->bucket_bytes; /* every link starts rested */
     }
     if (place) {
         e.compute_scale = place->compute_scale;
@@ -777,7 +811,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     }
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
     for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
-        rank_at(&e, r)->credit = net->bucket_bytes; /* every link starts rested */
+        rank_at(&e, r)->link.credit = net->bucket_bytes; /* every link starts rested */
         for (int k = 0; k < KEYS_INLINE; k++)
             keys_of(&e, rank_at(&e, r))[k].head = -2;
     }
@@ -800,6 +834,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         free(e.chunks[c]);
     free(e.chunks);
     free(e.nodes);
+    free(e.node_links);
     free(e.slots);
     free(e.scratch);
     return rc;

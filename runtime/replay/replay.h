@@ -97,8 +97,9 @@ typedef struct {
 /* Where the ranks run.  Ranks on nodes: a message between two ranks of one
  * node goes through shared memory, costed with `local` (its ranges and eager
  * limit; no shaping, both directions at once) on a channel of its own, apart
- * from the node's network link.  node_of NULL: every rank on a node of its
- * own.  compute_scale: each rank's computation times this factor (another
+ * from the node's network link, which the node's ranks share (and its token
+ * bucket) for their messages to and from other nodes.  node_of NULL: every
+ * rank on a node of its own.  compute_scale: each rank's computation times this factor (another
  * processor, or another run's compute); NULL: as recorded. */
 typedef struct {
     const int32_t *node_of; /* nranks */
