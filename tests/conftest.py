@@ -104,8 +104,10 @@ def mpi_job(shared_dir, profiler_libs):
         workdir = shared_dir / f"job-{key}"
         result = workdir / "result.json"
         # Tests in other folders share a job by asking for the same key; the same key with another launch
-        # would read a run that is not theirs. An empty argv reads the job as recorded.
-        launch = [flavour, nranks, [str(a) for a in argv], {k: str(v) for k, v in (options.get("extra_env") or {}).items()}]
+        # would read a run that is not theirs. An empty argv reads the job as recorded. The program counts
+        # by its name: xdist workers that compile one into folders of their own share its first run.
+        launch = [flavour, nranks, [Path(str(a)).name if i == 0 else str(a) for i, a in enumerate(argv)],
+                  {k: str(v) for k, v in (options.get("extra_env") or {}).items()}]
         with _locked(shared_dir / f"job-{key}.lock"):
             if not result.is_file():
                 workdir.mkdir(exist_ok=True)
