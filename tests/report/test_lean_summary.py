@@ -30,52 +30,42 @@ from support.mutants import decode, encode, mutants
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 GROUNDTRUTH = ["{workdir}/io.dat", "3", "5", "0", "1", "7", "8", "1024", "65536"]
-# (name, program, ranks, arguments, environment): groundtruth at 1, 2 and 4 ranks (4 oversubscribe
-# this 2-core machine), phases, call sites on and off, MPI_T, a trace-mode run, a ring of 4, imbalance,
-# one-sided bytes, polls and the profiler's own time.
+TRACED = {"SCALEWISE_TRACE": "1", "SCALEWISE_TRACEFILE": "{workdir}/job.swtrace"}
+# (name, program, ranks, arguments, environment, the key of the shared job): groundtruth at 1, 2 and 4 ranks
+# (4 oversubscribe this 2-core machine), phases, call sites on and off, MPI_T, a trace-mode run, a ring of 4,
+# imbalance, one-sided bytes, polls and the profiler's own time. A key the runtime tests run with the same
+# program, ranks, arguments and environment makes one run serve both (mpi_job, tests/conftest.py; a key's
+# launch is checked); "{exe}" is the compiled program's folder, part of the keys of tests/runtime/test_timeline.py.
 JOBS = [
-    ("groundtruth-1", "groundtruth.c", 1, GROUNDTRUTH, {}),
-    ("groundtruth-2", "groundtruth.c", 2, GROUNDTRUTH, {}),
-    ("groundtruth-4", "groundtruth.c", 4, GROUNDTRUTH, {}),
-    ("phases", "phases.c", 2, [], {}),
-    ("sites", "sites.c", 2, ["3", "5"], {}),
-    ("sites-off", "sites.c", 2, ["3", "5"], {"SCALEWISE_SITES": "0"}),
-    ("mpit", "unexpected.c", 2, [], {"SCALEWISE_MPIT": "all"}),
-    ("traced", "traced.c", 4, [], {"SCALEWISE_TRACE": "1", "SCALEWISE_TRACEFILE": "{workdir}/job.swtrace"}),
-    ("ring-4", "ring.c", 4, ["20", "4096"], {}),
-    ("imbalance", "imbalance.c", 2, [], {}),
-    ("rma", "rma_bytes.c", 2, ["5"], {}),
-    ("polls", "polls.c", 2, [], {}),
-    ("owntime", "owntime.c", 2, ["2000", "10"], {}),
-    ("aborted", "abnormal_end.c", 3, ["abort", "2", "7", "4"], {}),  # a partial log: the aborting rank's
+    ("groundtruth-1", "groundtruth.c", 1, GROUNDTRUTH, {}, "groundtruth-c-{flavour}-1"),
+    ("groundtruth-2", "groundtruth.c", 2, GROUNDTRUTH, {}, "groundtruth-c-{flavour}-2"),
+    ("groundtruth-4", "groundtruth.c", 4, GROUNDTRUTH, {}, "groundtruth-c-{flavour}-4"),
+    ("phases", "phases.c", 2, [], {}, "timeline-{flavour}-{exe}-"),
+    ("sites", "sites.c", 2, ["3", "5"], {}, "lean-sites-{flavour}"),
+    ("sites-off", "sites.c", 2, ["3", "5"], {"SCALEWISE_SITES": "0"}, "lean-sites-off-{flavour}"),
+    ("mpit", "unexpected.c", 2, [], {"SCALEWISE_MPIT": "all"}, "lean-mpit-{flavour}"),
+    ("traced", "traced.c", 4, [], TRACED, "trace-planted-{flavour}"),
+    ("ring-4", "ring.c", 4, ["20", "4096"], {}, "lean-ring-4-{flavour}"),
+    ("imbalance", "imbalance.c", 2, [], {}, "lean-imbalance-{flavour}"),
+    ("rma", "rma_bytes.c", 3, ["20"], {}, "rma-bytes-{flavour}-3"),
+    ("polls", "polls.c", 3, [], {}, "polls-{flavour}-3"),
+    ("owntime", "owntime.c", 2, ["2000", "10"], {}, "lean-owntime-{flavour}"),
+    ("aborted", "abnormal_end.c", 3, ["abort", "2", "7", "4"], {}, "abort-{flavour}"),  # a partial log: the aborting rank's
 ]
 FAILING = {"aborted": 7}  # the exit status of a job that ends in MPI_Abort
 WIDTHS = (80, 137, 1000)  # a terminal, an odd one, and a pipe (cli/output.py PIPE_WIDTH)
 MUTANTS = 150  # per MPI
 
 
-def _fill(value: str, workdir: Path) -> str:
-    return value.replace("{workdir}", str(workdir))
-
-
 @pytest.fixture(scope="module", params=mpijob.FLAVOURS)
-def real_logs(request, tmp_path_factory) -> list[Path]:
+def real_logs(request, program, mpi_job) -> list[Path]:
     """One log per job under one MPI (each test runs under both), each from a real run."""
     flavour, logs = request.param, []
-    assert mpijob.library(flavour).is_file(), "run make -C runtime"
-    built: dict[str, Path] = {}
-    for name, source, nranks, args, env in JOBS:
-        workdir = tmp_path_factory.mktemp(f"{name}-{flavour}")
-        if source not in built:
-            exe = workdir / Path(source).stem
-            subprocess.run(mpijob.compile_command(flavour, mpijob.PROGRAMS / source, exe), check=True,
-                           capture_output=True, timeout=180)
-            built[source] = exe
-        log = workdir / "job.swlog"
-        done = mpijob.run(flavour, nranks, [str(built[source]), *(_fill(a, workdir) for a in args)], log,
-                          cwd=workdir, extra_env={k: _fill(v, workdir) for k, v in env.items()})
-        assert done.returncode == FAILING.get(name, 0) and log.is_file(), f"{name} under {flavour}: {done.stderr[-2000:]}"
-        logs.append(log)
+    for name, source, nranks, args, env, key in JOBS:
+        exe = program(source, flavour)
+        job = mpi_job(key.format(flavour=flavour, exe=exe.parent.name), flavour, nranks, [exe, *args], extra_env=env)
+        assert job.returncode == FAILING.get(name, 0) and job.logfile.is_file(), f"{name} under {flavour}: {job.stderr[-2000:]}"
+        logs.append(job.logfile)
     return logs
 
 

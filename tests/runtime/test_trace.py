@@ -67,7 +67,7 @@ def test_trace_holds_the_planted_sequence(mpi_job, program, flavour, bound):
     """bound 3: the communicators' member lists reach rank 0 in 3-byte batches
     (SCALEWISE_GATHER_BATCH_BYTES), every int cut across two of them."""
     env = {"SCALEWISE_GATHER_BATCH_BYTES": str(bound)} if bound else None
-    t = traced(mpi_job, program, flavour, f"planted-{bound or 'default'}", env)
+    t = traced(mpi_job, program, flavour, f"planted-{bound}" if bound else "planted", env)  # "planted": shared below
     assert t.nranks == NRANKS and not t.capped
     assert {k: v.tolist() for k, v in t.comms.items()} == {1: [0, 2], 2: [1, 3]}
     fields = ("kind", "peer", "bytes", "tag", "comm", "req", "root", "flags", "nreq")
