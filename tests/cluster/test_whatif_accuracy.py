@@ -57,6 +57,9 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
     assert net.shaping.rate_gbit_s == 0.1 and net.shaping.bucket_bytes == bucket_bytes(10**8)
     # the packets' headers and the acknowledgements take a few percent of the shaped rate
     assert 0.85 <= net.shaping.payload_share < 1.0, net.shaping
+    # measured by default: both directions at once, as the cluster launches Open MPI (without put),
+    # each a little slower than alone
+    assert net.duplex == "full" and 1.0 <= net.both_ways < 1.5 and not net.doubts, net
     # The model of the link carries 4 MiB at the shaped 100 Mbit/s, not this machine's memory bandwidth.
     n = 4 << 20
     [one_way] = whatif.replay(whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]]), net)

@@ -265,9 +265,6 @@ HALF_DUPLEX_RATIO = 1.5
 # Launches of the both-ways exchange: a launch of Open MPI's exchanges either all take turns or none
 # do, and a launch that other jobs disturbed reads slow, so one launch is not enough.
 BOTH_WAYS_LAUNCHES = 3
-# Launches whose ratios lie further apart than this (the largest over the smallest) say neither half
-# nor full duplex: the calibration then records a doubt and no duplex term.
-BOTH_WAYS_SPREAD = 1.25
 
 
 def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
@@ -287,20 +284,20 @@ def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = Non
 
 
 def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
-    """What the launches' both-ways ratios make of a network: ``duplex: half`` when the median launch
-    took at least HALF_DUPLEX_RATIO times one way, else ``both_ways`` (the median, within 1..2); and
-    no term but a doubt when the launches disagree by more than BOTH_WAYS_SPREAD (a term from such
-    launches would be wrong for most runs)."""
-    ratio = float(np.median(ratios))
-    low, high = min(ratios), max(ratios)
-    if low <= 0 or high / low > BOTH_WAYS_SPREAD:
+    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch took
+    at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median launch, within 1..2) when
+    none did; and no term but a doubt when some launches took turns and others did not (Open MPI's
+    TCP defaults: a launch's exchanges all take turns or none do), since either term would be wrong
+    for some runs.  A launch that other jobs slowed moves the median little."""
+    half = [r >= HALF_DUPLEX_RATIO for r in ratios]
+    if any(half) and not all(half):
         return {}, (f"a {human(BOTH_WAYS_BYTES)} message both ways at once took "
                     f"{', '.join(f'{r:.2f}' for r in ratios)} times one way in {len(ratios)} launches: "
                     f"neither half nor full duplex holds, none recorded")
-    if ratio >= HALF_DUPLEX_RATIO:
+    if all(half):
         return {"duplex": "half"}, None
     # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
-    return {"both_ways": round(min(max(ratio, 1.0), 2.0), 4)}, None
+    return {"both_ways": round(min(max(float(np.median(ratios)), 1.0), 2.0), 4)}, None
 
 
 def human(nbytes: int) -> str:
