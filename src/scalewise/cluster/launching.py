@@ -77,9 +77,9 @@ TRANSPORT: dict[str, dict[str, str]] = {
 # with a control message (a PUT request), and the sender then writes the rest into the peer pair's
 # one socket as one fragment (btl_tcp_rdma_pipeline_frag_size is 2 GB).  When two ranks exchange
 # large messages at once, one rank's request waits behind its own outgoing data in that socket, so
-# the two directions take turns (4 MiB both ways: 2.00 times one way in 4 of 5 launches at
-# 100 Mbit/s; docs/decisions.md).  Without put, the receiver's only control message goes out before
-# any bulk data, and the directions overlap (1.02-1.03 in every launch).  The emulated cluster
+# the two directions take turns (4 MiB both ways: 2.0 times one way in 3 or 4 of each 5 launches
+# at 100 Mbit/s, 2 of 5 at 1 Gbit/s; docs/decisions.md).  Without put, the receiver's only control
+# message goes out before any bulk data, and the directions overlap (1.02-1.07 in every launch).  The emulated cluster
 # stands for an HPC interconnect, whose control messages do not queue behind bulk data in one byte
 # stream, so its Open MPI launches drop put unless the cluster keeps the MPIs' TCP defaults
 # (``cluster up --tcp-defaults``).  By release line: 4.1 and 5.0 share the default flags.
