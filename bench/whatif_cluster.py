@@ -8,10 +8,13 @@ of the same round measured there (wall time, MPI share).  A round runs every
 app once in every place, the link reshaped in place between places.  Every
 round's error is printed and summarised over all rounds; cells with a
 held-out app or link rate (never used while the model was fitted or changed)
-are summarised on their own.  Root; holds the cluster lock.
+are summarised on their own.  Root; holds the cluster lock.  ``--tcp-defaults``: each MPI's own TCP
+settings (`cluster up --tcp-defaults`); ``--no-duplex``: calibrations without the both-ways
+exchanges (`calibrate --no-duplex`), as before calibrate measured them by default.
 
 usage: whatif_cluster.py [--apps sem,ocean,amr,dft] [--size small] [--rates 100mbit,1gbit,10gbit]
                          [--flavours openmpi,mpich] [--repeats 5] [--held-out ocean,amr,400mbit]
+                         [--tcp-defaults] [--no-duplex]
 """
 
 from __future__ import annotations
@@ -47,17 +50,18 @@ def traced(flavour: str, argv: list[str], env: dict[str, str] | None, out: Path)
     return job.logs[0], job.traces[0]
 
 
-def link_network(flavour: str, rate: str):
+def link_network(a, flavour: str, rate: str):
     """The link at ``rate`` as `calibrate --cluster` measures it: the ping-pong and the collectives
     between the first two of 2 emulated nodes (brought up, or reshaped, at that rate)."""
-    c = cluster_up(2, parse_rate(rate))
+    c = cluster_up(2, parse_rate(rate), tcp_defaults=a.tcp_defaults)
     return calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=30, shaping=cluster_shaping(c),
-                                      launcher=pair_launcher(c, flavour, "whatif_cluster")).network
+                                      launcher=pair_launcher(c, flavour, "whatif_cluster"),
+                                      measure_duplex=not a.no_duplex).network
 
 
 def calibrated(a, flavour: str) -> dict:
     """A network per link rate, measured with the ping-pong between the two nodes."""
-    return {rate: link_network(flavour, rate) for rate in a.rates}
+    return {rate: link_network(a, flavour, rate) for rate in a.rates}
 
 
 def record_round(a, flavour: str, k: int, runs: dict, tmp: Path) -> None:
@@ -68,7 +72,7 @@ def record_round(a, flavour: str, k: int, runs: dict, tmp: Path) -> None:
         cmd, env = launch(flavour, None, exe)
         runs.setdefault((HERE, app), []).append(traced(flavour, cmd, env, tmp / f"{flavour}-here-{app}-{k}"))
     for rate in a.rates:
-        on_nodes = pair_launcher(cluster_up(2, parse_rate(rate)), flavour, "whatif_cluster")
+        on_nodes = pair_launcher(cluster_up(2, parse_rate(rate), tcp_defaults=a.tcp_defaults), flavour, "whatif_cluster")
         for app in a.apps:
             exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
             out = tmp / f"{flavour}-{rate}-{app}-{k}"
@@ -157,14 +161,16 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--held-out", default="ocean,amr,400mbit", type=lambda s: s.split(","),
                     help="apps and link rates never used while fitting or changing the model")
+    ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
+    ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
     a = ap.parse_args()
     table = []
     with on_emulated_cluster() as tmp:
         nets = {flavour: calibrated(a, flavour) for flavour in a.flavours}
         for flavour, by_rate in nets.items():
             for rate, net in by_rate.items():
-                print(f"{flavour} {rate}: payload share {net.shaping.payload_share:.3f}, "
-                      f"doubts {net.doubts or 'none'}", flush=True)
+                print(f"{flavour} {rate}: payload share {net.shaping.payload_share:.3f}, duplex {net.duplex}, "
+                      f"both_ways {net.both_ways}, doubts {net.doubts or 'none'}", flush=True)
         runs: dict[str, dict] = {flavour: {} for flavour in a.flavours}
         for k in range(a.repeats):
             for flavour in a.flavours:

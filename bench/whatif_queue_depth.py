@@ -8,7 +8,9 @@ no cluster up.
 
 Settings from the environment: RATE (100mbit), BYTES (4194304), FLAVOURS (openmpi,mpich),
 LAUNCHES (3), NOTSENT_LOWAT (the nodes' net.ipv4.tcp_notsent_lowat; the kernel's default unless
-given); OMPI_MCA_* reach Open MPI's ranks as usual.
+given), TCP_DEFAULTS (1: each MPI's own TCP settings, `cluster up --tcp-defaults`; else the
+cluster's, which keep control messages apart from bulk data); OMPI_MCA_* reach Open MPI's ranks
+as usual and win over the cluster's.
 
 usage: whatif_queue_depth.py 100ms 10ms 3ms
 """
@@ -29,12 +31,14 @@ rate = os.environ.get("RATE", "100mbit")
 size = int(os.environ.get("BYTES", str(4 << 20)))
 launches = int(os.environ.get("LAUNCHES", "3"))
 lowat = os.environ.get("NOTSENT_LOWAT")
+tcp_defaults = os.environ.get("TCP_DEFAULTS") == "1"
 mca = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("OMPI_MCA_"))
 print(f"load before: {os.getloadavg()[0]:.2f}; {rate}, {size} B, {launches} launches"
-      f"{f', tcp_notsent_lowat {lowat}' if lowat else ''}{f', {mca}' if mca else ''}", flush=True)
+      f"{f', tcp_notsent_lowat {lowat}' if lowat else ''}{f', {mca}' if mca else ''}"
+      f"{', the MPIs own TCP settings' if tcp_defaults else ''}", flush=True)
 for queue in sys.argv[1:]:
     with cluster_lock():
-        c = cluster_up(2, parse_rate(rate), queue_us=parse_queue(queue))
+        c = cluster_up(2, parse_rate(rate), queue_us=parse_queue(queue), tcp_defaults=tcp_defaults)
         if lowat:
             for n in c.nodes:
                 subprocess.run(["nsenter", "-t", str(n.pid), "-n", "sysctl", "-qw",

@@ -3,11 +3,14 @@
 emulated nodes, then its own trace replayed on its own link's calibration (`scalewise calibrate
 --cluster`: ranges, o by message size, shaping with the measured payload share, the link's
 duplex, collectives with their per-call cost; each rank's host cost per message from the run's own log, as
-`scalewise whatif` takes it), so the computation is the run's own and only the network model is tested.  Every round's
+`scalewise whatif` takes it), so the computation is the run's own and only the network model is tested.
+The cluster's launches keep control messages apart from bulk data (cluster/launching.py) unless
+``--tcp-defaults`` (each MPI's own TCP settings).  Every round's
 error is printed (and beside it the same trace replayed with exchanges as fast as one way: no
 `both_ways`), then a summary over all rounds.  Root; takes the cluster lock for each MPI and link in turn.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
+                      [--tcp-defaults]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
-from scalewise.cluster.launching import pair_launcher
+from scalewise.cluster.launching import launch_settings, pair_launcher
 from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, queue_text, rate_text
 from scalewise.launch.profiled import run_profiled
 from scalewise.logfile.reader import read_profile
@@ -58,21 +61,24 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
     ap.add_argument("--queue", type=parse_queue, default=DEFAULT_QUEUE_US, help="the links' queue (cluster up --queue)")
+    ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
     a = ap.parse_args()
     rows, everything = [], []
     print(f"links' queue: {queue_text(a.queue)}", flush=True)
     for flavour in a.flavours:
         for rate in a.rates:
             with on_emulated_cluster() as tmp:  # the lock is let go between MPIs and links
-                c = cluster_up(2, parse_rate(rate), queue_us=a.queue)
+                c = cluster_up(2, parse_rate(rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
+                print(f"launches: {launch_settings(c)}", flush=True)
                 on_nodes = pair_launcher(c, flavour, "whatif_self")
                 cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
-                                                 shaping=cluster_shaping(c), launcher=on_nodes,
-                                                 measure_duplex=True)
+                                                 shaping=cluster_shaping(c), launcher=on_nodes)
                 s = cal.network.shaping
                 o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
                 print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
-                      f"both ways / one way {cal.both_ways:.2f} ({cal.network.duplex} duplex); doubts {cal.doubts or 'none'}", flush=True)
+                      f"both ways / one way {cal.both_ways:.2f} (each launch {', '.join(f'{r:.2f}' for r in cal.both_ways_launches)}; "
+                      f"{cal.network.duplex} duplex, both_ways {cal.network.both_ways}); doubts {cal.doubts or 'none'}",
+                      flush=True)
                 for app in a.apps:
                     errs, shares, hosts, errs_plain = [], [], [], []
                     for k in range(a.repeats):

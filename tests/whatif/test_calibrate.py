@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from scalewise import whatif
-from scalewise.whatif.calibrate.pingpong import SIZES, calibration_doubts, fit, measure_overheads, payload_share
+from scalewise.whatif.calibrate.pingpong import (HALF_DUPLEX_RATIO, SIZES, calibration_doubts, duplex_terms, fit,
+                                                 measure_overheads, payload_share)
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
@@ -169,3 +170,24 @@ def test_streams_of_larger_messages_give_an_overhead_per_size():
     found = measure_overheads("openmpi", points, reps=3)
     assert sorted(found) == [8, 1024, 8192]
     assert all(found[s] >= found[8] > 0 for s in found)
+
+
+@pytest.mark.parametrize("ratios, terms", [
+    ((2.00, 2.01, 2.00), {"duplex": "half"}),  # every launch took turns
+    ((1.03, 1.05, 1.02), {"both_ways": 1.03}),  # both at once, each a little slower: the median launch
+    ((0.96, 0.98, 0.99), {"both_ways": 1.0}),  # faster than one way is noise: never below 1
+    ((1.6, 1.7, 1.8), {"duplex": "half"}),
+    ((1.16, 1.45, 1.17), {"both_ways": 1.17}),  # one launch slowed by other jobs: the median holds
+])
+def test_the_launches_median_sets_the_duplex(ratios, terms):
+    assert duplex_terms(ratios) == (terms, None)
+
+
+def test_launches_that_disagree_give_a_doubt_and_no_term():
+    # Open MPI's TCP defaults at 100 Mbit/s: some launches' exchanges take turns, others do not
+    terms, doubt = duplex_terms((2.00, 1.04, 2.01))
+    assert terms == {} and doubt == ("a 4 MiB message both ways at once took 2.00, 1.04, 2.01 times one way in 3 "
+                                     "launches: neither half nor full duplex holds, none recorded")
+    # a launch at the threshold took turns
+    assert duplex_terms((1.02, HALF_DUPLEX_RATIO, 1.03))[0] == {}
+    assert duplex_terms((1.02, HALF_DUPLEX_RATIO - 0.01, 1.03)) == ({"both_ways": 1.03}, None)

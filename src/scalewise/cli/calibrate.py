@@ -32,18 +32,22 @@ from scalewise.whatif.calibrate.pingpong import STATISTICS
               help="Sizes of the timed collectives, bytes (multiples of 8; Alltoall: the block per rank).")
 @click.option("--ranks", default=2, show_default=True, type=click.IntRange(2),
               help="Ranks for the collectives, on this host only (the ping-pong always uses 2).")
+@click.option("--duplex/--no-duplex", default=True, show_default=True,
+              help="On a shaped link (--cluster): time a 4 MiB message both ways at once in several launches, "
+                   "and record whether the transport moves both directions at once (duplex, both_ways).")
 @click.option("--name", help="Network name in the file [default: the file's name without .yaml].")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
 def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int,
-              statistic: str, colls: str, coll_sizes: str, ranks: int, name: str | None, output: Path) -> None:
+              statistic: str, colls: str, coll_sizes: str, ranks: int, duplex: bool, name: str | None,
+              output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts;
     then a few collectives timed and set beside their replay on that network."""
     from scalewise.whatif.calibrate.measure import calibrate as measure
 
     cal = measure(flavour, output, hosts=hosts, on_cluster=on_cluster, eager_limit=eager_limit, reps=reps,
                   statistic=statistic, names=parse_collectives(colls), sizes=parse_sizes(coll_sizes), ranks=ranks,
-                  name=name)
+                  name=name, duplex=duplex)
     net = cal.network
     _print_points(cal, statistic)
     if net.collectives:
@@ -56,11 +60,13 @@ def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: in
 def _print_points(cal, statistic: str) -> None:
     from rich.console import Console
 
-    from scalewise.whatif.calibrate.report import points_table, shaping_sentence
+    from scalewise.whatif.calibrate.report import duplex_sentence, points_table, shaping_sentence
 
     Console().print(points_table(cal, statistic))
     if cal.network.shaping:
         click.echo(shaping_sentence(cal.network.shaping))
+    if cal.both_ways_launches:
+        click.echo(duplex_sentence(cal))
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:

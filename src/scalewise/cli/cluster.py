@@ -11,7 +11,7 @@ from scalewise.cli.mpi_names import given_option
 from scalewise.cluster.checks import check_links
 from scalewise.cluster.lock import cluster_lock
 from scalewise.cluster.emulated import cluster_down, cluster_up, current_cluster, require_cluster
-from scalewise.cluster.launching import cluster_launch
+from scalewise.cluster.launching import cluster_launch, launch_settings
 from scalewise.cluster.slurm import start_slurm
 from scalewise.cluster.links import DEFAULT_QUEUE_US, LINK_PRESETS, SUSTAINED_BITS, parse_queue, queue_text, parse_rate, rate_text
 from scalewise.errors import ScalewiseError
@@ -32,9 +32,14 @@ def cluster() -> None:
                    f"{queue_text(DEFAULT_QUEUE_US)}; a running one keeps its own).")
 @click.option("--blocking", type=click.Choice(["2:1"]), default=None,
               help="Two halves joined by an uplink carrying half of what one half can send.")
+@click.option("--tcp-defaults/--no-tcp-defaults", default=None,
+              help="Launch with each MPI's own TCP settings (Open MPI's exchanges of large messages then take "
+                   "turns: a peer's control message waits behind bulk data in one socket); by default the "
+                   "nodes stand for an HPC interconnect and Open MPI's TCP transport runs without its put "
+                   "protocol (a new cluster: --no-tcp-defaults; a running one keeps its own).")
 @click.option("--slurm", "with_slurm", is_flag=True, help="Also start Slurm: slurmctld here, a slurmd in every node.")
 def up(nodes: int, preset: str | None, rate: str | None, queue: str | None, blocking: str | None,
-       with_slurm: bool) -> None:
+       tcp_defaults: bool | None, with_slurm: bool) -> None:
     """Bring up N emulated nodes (a running cluster of the same shape is kept; at another rate
     its links are reshaped in place)."""
     if preset and rate:
@@ -42,7 +47,7 @@ def up(nodes: int, preset: str | None, rate: str | None, queue: str | None, bloc
     bits = parse_rate(rate or preset or "gige")
     queue_us = parse_queue(queue) if queue is not None else None
     with cluster_lock():  # not while a study reshapes it
-        c = cluster_up(nodes, bits, blocking, queue_us)
+        c = cluster_up(nodes, bits, blocking, queue_us, tcp_defaults)
     click.echo(f"cluster: {c.describe()}; nodes {', '.join(c.hostnames)}")
     if bits > SUSTAINED_BITS:
         click.echo(f"cluster: note: {rate_text(bits)} is more than links on this machine carried "
@@ -62,6 +67,7 @@ def status() -> None:
         return
     dead = set(c.alive())
     click.echo(f"cluster: {c.describe()}, {c.cpus_total} cores shared out")
+    click.echo(f"  launches: {launch_settings(c)}")
     for n in c.nodes:
         state = "gone" if n.name in dead else "up"
         click.echo(f"  {n.name:<10} {n.address:<14} cores {','.join(map(str, n.cpus)):<8} "

@@ -59,6 +59,9 @@ class Cluster:
     folder: str
     links: list[str] = field(default_factory=list)  # host-side links made, bridges included
     queue_us: int = DEFAULT_QUEUE_US  # how long a packet may wait in a link's queue
+    # False: launches keep a peer's control messages out from behind bulk data in one byte stream, as
+    # an HPC interconnect does (launching.CONTROL_APART); True: each MPI's own TCP settings.
+    tcp_defaults: bool = False
 
     @property
     def agent(self) -> Path:
@@ -87,7 +90,7 @@ class Cluster:
                  f"queue {queue_text(self.queue_us)}")
         if self.blocking:
             shape += f", {self.blocking} blocking between the two halves"
-        return shape
+        return shape + (", the MPIs' own TCP settings" if self.tcp_defaults else "")
 
 
 def _run(argv: list[str], what: str) -> str:
@@ -216,6 +219,7 @@ def current_cluster() -> Cluster | None:
     try:
         raw = json.loads(path.read_text())
         raw.setdefault("queue_us", EARLIER_QUEUE_US)
+        raw.setdefault("tcp_defaults", True)  # recorded before the setting: launched with the MPIs' own
         return Cluster(**{**raw, "nodes": [Node(**n) for n in raw["nodes"]]})
     except (ValueError, TypeError, KeyError) as exc:
         raise ScalewiseError(f"cluster: state file {path} is damaged ({exc}); run `scalewise cluster down`") from None
@@ -229,10 +233,13 @@ def require_cluster() -> Cluster:
     return c
 
 
-def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us: int | None = None) -> Cluster:
+def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us: int | None = None,
+               tcp_defaults: bool | None = None) -> Cluster:
     """N emulated nodes joined at ``rate_bits``; reuses a healthy cluster of the same shape.
     ``queue_us``: how long a packet may wait in a link's queue; None keeps a running cluster's
-    (so a study's reshaping keeps what ``cluster up --queue`` set), DEFAULT_QUEUE_US for a new one."""
+    (so a study's reshaping keeps what ``cluster up --queue`` set), DEFAULT_QUEUE_US for a new one.
+    ``tcp_defaults``: launch with each MPI's own TCP settings (Cluster.tcp_defaults); None keeps a
+    running cluster's, False for a new one."""
     if not 1 <= nodes <= MAX_NODES:
         raise ScalewiseError(f"cluster: --nodes must be 1..{MAX_NODES}, got {nodes}")
     if blocking not in (None, "2:1"):
@@ -247,13 +254,16 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us
             old.rate_bits, old.queue_us = rate_bits, queue_us
             _shape_links(old)
             _write_state(old)
+        if tcp_defaults is not None and tcp_defaults != old.tcp_defaults:  # the next launches' settings
+            old.tcp_defaults = tcp_defaults
+            _write_state(old)
         return old
     cluster_down()
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
     cpu_sets, total = _cpu_sets(nodes)
     c = Cluster(nodes=[], rate_bits=rate_bits, blocking=blocking, cpus_total=total, folder=str(folder),
-                queue_us=DEFAULT_QUEUE_US if queue_us is None else queue_us)
+                queue_us=DEFAULT_QUEUE_US if queue_us is None else queue_us, tcp_defaults=bool(tcp_defaults))
     try:
         _build(c, nodes, cpu_sets)
     except BaseException:

@@ -73,6 +73,34 @@ TRANSPORT: dict[str, dict[str, str]] = {
 }
 
 
+# Open MPI's TCP transport with its put protocol: the receiver of a large message asks for the rest
+# with a control message (a PUT request), and the sender then writes the rest into the peer pair's
+# one socket as one fragment (btl_tcp_rdma_pipeline_frag_size is 2 GB).  When two ranks exchange
+# large messages at once, one rank's request waits behind its own outgoing data in that socket, so
+# the two directions take turns (4 MiB both ways: 2.0 times one way in 3 or 4 of each 5 launches
+# at 100 Mbit/s, 2 of 5 at 1 Gbit/s; docs/decisions.md).  Without put, the receiver's only control
+# message goes out before any bulk data, and the directions overlap (1.02-1.07 in every launch).  The emulated cluster
+# stands for an HPC interconnect, whose control messages do not queue behind bulk data in one byte
+# stream, so its Open MPI launches drop put unless the cluster keeps the MPIs' TCP defaults
+# (``cluster up --tcp-defaults``).  By release line: 4.1 and 5.0 share the default flags.
+_NO_PUT = {"btl_tcp_flags": "send,inplace,need-ack,need-csum,hetero-rdma"}
+CONTROL_APART: dict[str, dict[str, str]] = {"openmpi-4.1": _NO_PUT, "openmpi-5.0": _NO_PUT}
+
+
+def control_apart(c: Cluster, line: str) -> dict[str, str]:
+    """The MCA parameters the cluster's launches of release ``line`` get so that control messages do
+    not wait behind bulk data (CONTROL_APART); none when the cluster keeps the MPIs' TCP defaults."""
+    return {} if c.tcp_defaults else CONTROL_APART.get(line, {})
+
+
+def launch_settings(c: Cluster) -> str:
+    """What the cluster's launches set beyond the transport, in one line (``cluster status``)."""
+    if c.tcp_defaults:
+        return "each MPI's own TCP settings (--tcp-defaults)"
+    said = "; ".join(f"{line}: " + " ".join(f"{k}={v}" for k, v in mca.items()) for line, mca in CONTROL_APART.items())
+    return f"control messages apart from bulk data, as on an HPC interconnect ({said}; --tcp-defaults keeps the MPIs' own)"
+
+
 @dataclass
 class ClusterLaunch:
     argv: list[str]
@@ -92,13 +120,16 @@ def _mca_given(argv: list[str], name: str) -> bool:
                for i, a in enumerate(argv))
 
 
-def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line: str) -> list[str]:
+def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line: str,
+             env: dict[str, str]) -> list[str]:
     names = OPENMPI_NAMES[line]
     extra: list[str] = []
     if not _given(argv, "--hostfile", "-hostfile", "--machinefile", "-machinefile", "-H", "--host", "-host"):
         extra += ["--hostfile", str(c.hostfile("openmpi", slots))]
     daemons = {names.agent: str(c.agent), "oob_tcp_if_include": NODES_SUBNET}
-    for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names))):
+    # the cluster's own settings yield to the user's, given on the line or as a variable
+    apart = {k: v for k, v in control_apart(c, line).items() if f"OMPI_MCA_{k}" not in env}
+    for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names) | apart)):
         for name, value in settings.items():
             if not _mca_given(argv, name):
                 extra += [option, name, value]
@@ -161,7 +192,7 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     total = (ranks or slots * nodes)
     oversubscribed = slots > cores or total > c.cpus_total
     if family_of(flavour) == "openmpi":
-        out, env = _openmpi(c, argv, slots, oversubscribed, line), root_env(env)
+        out, env = _openmpi(c, argv, slots, oversubscribed, line, env), root_env(env)
     else:
         out, env = _hydra(c, argv, slots), transport_env(flavour, env)
         if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
@@ -184,6 +215,8 @@ def _srun(c: Cluster, argv: list[str], ranks: int | None, flavour: str, env: dic
     if oversubscribed and not _given(argv, "-O", "--overcommit"):
         out.insert(1, "--overcommit")  # else srun waits for cores no node has
     env = transport_env(flavour, slurm_env(env))
+    for name, value in control_apart(c, release_line(flavour, "cluster")).items():
+        env.setdefault(f"OMPI_MCA_{name}", value)
     if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx), as under mpiexec
         env, _ = with_mpich_ucx(env, oversubscribed)
     return ClusterLaunch(out, env, ranks, None, oversubscribed, cores)

@@ -141,7 +141,7 @@ def calibrate_with_collectives(flavour: str, eager_limit: int, name: str, descri
                                hosts: list[str] | None = None, launcher: PairCommand | None = None,
                                shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
                                names: tuple[str, ...] = tuple(COLLECTIVES), sizes: tuple[int, ...] = SIZES,
-                               ranks: int = 2, measure_duplex: bool = False) -> Calibration:
+                               ranks: int = 2, measure_duplex: bool = True) -> Calibration:
     """`scalewise calibrate` whole: the point-to-point calibration (calibrate_link), then ``names``
     timed at ``sizes`` on the same ranks and kept beside their replay in the network."""
     cal = calibrate_link(flavour, eager_limit, name, description, hosts=hosts, launcher=launcher,

@@ -32,8 +32,9 @@ def host_pair(hosts: str | None, on_cluster: bool) -> list[str] | None:
 
 def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluster: bool = False,
               eager_limit: int | None = None, reps: int = 50, statistic: str = "best", names: list[str],
-              sizes: list[int], ranks: int = 2, name: str | None = None) -> Calibration:
-    """Measure, fit and write the network file ``output``; the calibration with its points and doubts."""
+              sizes: list[int], ranks: int = 2, name: str | None = None, duplex: bool = True) -> Calibration:
+    """Measure, fit and write the network file ``output``; the calibration with its points and doubts.
+    ``duplex``: on a shaped link, measure whether both directions move at once (pingpong.duplex_terms)."""
     host_list = host_pair(hosts, on_cluster)
     if output.suffix not in (".yaml", ".yml"):
         raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
@@ -50,6 +51,6 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
     cal = calibrate_with_collectives(
         flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
         f"{statistic} half round trips" + (f"; {assumed}" if assumed else ""), hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
-        statistic=statistic, names=names, sizes=sizes, ranks=ranks)
+        statistic=statistic, names=names, sizes=sizes, ranks=ranks, measure_duplex=duplex)
     write_network(cal.network, output)
     return cal

@@ -262,13 +262,47 @@ BOTH_WAYS_BYTES = 4 << 20
 HALF_DUPLEX_RATIO = 1.5
 
 
+# Launches of the both-ways exchange: a launch of Open MPI's exchanges either all take turns or none
+# do, and a launch that other jobs disturbed reads slow, so one launch is not enough.
+BOTH_WAYS_LAUNCHES = 3
+
+
 def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
                     pause: float = 0.0, reps: int = 5) -> float:
     """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
-    half round trip) a message of that size each way at once takes, in the median exchange: Open
-    MPI's took 2.0 times in most exchanges and 1.0 in some, in 6 launches of 5 each (so the
-    fastest says the wrong thing)."""
+    half round trip) a message of that size each way at once takes, in the median exchange of one
+    launch: Open MPI's took 2.0 times in most exchanges and 1.0 in some, in 6 launches of 5 each (so
+    the fastest says the wrong thing)."""
     return stream_time(flavour, hosts, launcher, reps, "median", 1, BOTH_WAYS_BYTES, pause) / one_way
+
+
+def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
+                     launcher: PairCommand | None = None, pause: float = 0.0,
+                     launches: int = BOTH_WAYS_LAUNCHES) -> tuple[float, ...]:
+    """both_ways_ratio in each of ``launches`` launches."""
+    return tuple(both_ways_ratio(flavour, one_way, hosts, launcher, pause) for _ in range(launches))
+
+
+def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
+    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch took
+    at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median launch, within 1..2) when
+    none did; and no term but a doubt when some launches took turns and others did not (Open MPI's
+    TCP defaults: a launch's exchanges all take turns or none do), since either term would be wrong
+    for some runs.  A launch that other jobs slowed moves the median little."""
+    half = [r >= HALF_DUPLEX_RATIO for r in ratios]
+    if any(half) and not all(half):
+        return {}, (f"a {human(BOTH_WAYS_BYTES)} message both ways at once took "
+                    f"{', '.join(f'{r:.2f}' for r in ratios)} times one way in {len(ratios)} launches: "
+                    f"neither half nor full duplex holds, none recorded")
+    if all(half):
+        return {"duplex": "half"}, None
+    # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
+    return {"both_ways": round(min(max(float(np.median(ratios)), 1.0), 2.0), 4)}, None
+
+
+def human(nbytes: int) -> str:
+    """``4 MiB``: the exchange's size in a doubt."""
+    return f"{nbytes >> 20} MiB" if nbytes % (1 << 20) == 0 else f"{nbytes} B"
 
 
 @dataclass(frozen=True)
@@ -282,13 +316,14 @@ class Calibration:
     overhead: float
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
-    both_ways: float | None = None  # both_ways_ratio, on a shaped link
+    both_ways: float | None = None  # the median of both_ways_ratios, on a shaped link
+    both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch
 
 
 def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, *,
                    hosts: list[str] | None = None, launcher: PairCommand | None = None,
                    shaping: Shaping | None = None, reps: int = 50, statistic: str = "best",
-                   measure_duplex: bool = False) -> Calibration:
+                   measure_duplex: bool = True) -> Calibration:
     """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
     a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit,
     whether a shaped link's transport moves both directions at once (both_ways_ratio), and the
@@ -299,19 +334,19 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
     if shaping:
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
-    ratio = None
-    # Only when asked: under load a disturbed both-ways exchange can read as half duplex (an
+    ratios: tuple[float, ...] = ()
+    duplex_doubt = None
+    # On a shaped link, unless told not to: several launches, their median, and a doubt instead of a
+    # term when they disagree (under load a single disturbed exchange read as half duplex, and an
     # MPICH calibration at load 3-4 then predicted dft 33-74% slow across links).
     if measure_duplex and shaping and BOTH_WAYS_BYTES in both[statistic]:
-        ratio = both_ways_ratio(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
-        if ratio >= HALF_DUPLEX_RATIO:
-            net = net.model_copy(update={"duplex": "half"})
-        else:  # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
-            net = net.model_copy(update={"both_ways": round(min(max(ratio, 1.0), 2.0), 4)})
-    doubts = calibration_doubts(both, shaping)
+        ratios = both_ways_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
+        terms, duplex_doubt = duplex_terms(ratios)
+        net = net.model_copy(update=terms)
+    doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o[8], doubts, o, ratio)
+    return Calibration(net, both, o[8], doubts, o, float(np.median(ratios)) if ratios else None, ratios)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,

@@ -79,3 +79,16 @@ def shaping_sentence(s: Shaping) -> str:
     """The shaped link as the replay models it, in one line."""
     return (f"shaped: {s.bucket_bytes} B bucket at {s.rate_gbit_s:g} Gbit/s ({s.source}); large messages "
             f"measured at {s.payload_share:.1%} of it as payload ({s.rate_gbit_s * s.payload_share * 1e3:.0f} Mbit/s)")
+
+
+def duplex_sentence(cal: Calibration) -> str:
+    """The both-ways exchanges and what the network took from them, in one line."""
+    net = cal.network
+    took = ", ".join(f"{r:.2f}" for r in cal.both_ways_launches)
+    if net.duplex == "half":
+        verdict = "half duplex: the directions take turns"
+    elif net.both_ways is not None:
+        verdict = f"full duplex, both_ways {net.both_ways:g}"
+    else:
+        verdict = "no duplex term (the launches disagree; see the warning)"
+    return f"both ways at once: {took} times one way in {len(cal.both_ways_launches)} launches (median); {verdict}"

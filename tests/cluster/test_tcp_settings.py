@@ -1,0 +1,67 @@
+"""The cluster's launch settings beyond the transport: Open MPI's TCP transport without its put
+protocol, so that a peer's control message does not wait behind bulk data in one socket (the
+cluster stands for an HPC interconnect), unless the cluster keeps each MPI's own settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from scalewise.cli.cluster import cluster
+from scalewise.cluster import cluster_up, current_cluster, parse_rate
+from scalewise.cluster.launching import CONTROL_APART, cluster_launch, pair_launcher
+from scalewise.launch.preload import build_dir
+from scalewise.whatif.calibrate.measure import cluster_shaping
+from scalewise.whatif.calibrate.pingpong import BOTH_WAYS_BYTES, HALF_DUPLEX_RATIO, both_ways_ratios, measure, rest_for
+
+NO_PUT = "send,inplace,need-ack,need-csum,hetero-rdma"
+
+
+def _flags(argv: list[str]) -> list[str]:
+    """Every btl_tcp_flags value the launch line sets."""
+    return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == "btl_tcp_flags"]
+
+
+def test_openmpi_launches_drop_put_unless_the_cluster_keeps_the_defaults(emulation):
+    exe = str(build_dir() / "openmpi" / "proxies" / "pingpong")
+    c = cluster_up(2, parse_rate("fe"))
+    assert c.tcp_defaults is False and CONTROL_APART["openmpi-4.1"] == {"btl_tcp_flags": NO_PUT}
+    assert _flags(cluster_launch(c, ["mpirun", "-np", "2", exe]).argv) == [NO_PUT]
+    # the user's own setting wins, given on the line or as a variable
+    own = cluster_launch(c, ["mpirun", "--mca", "btl_tcp_flags", "send", "-np", "2", exe]).argv
+    assert _flags(own) == ["send"]
+    assert _flags(cluster_launch(c, ["mpirun", "-np", "2", exe], base_env={"OMPI_MCA_btl_tcp_flags": "send"}).argv) == []
+    mpich = cluster_launch(c, ["mpiexec.mpich", "-n", "2", str(build_dir() / "mpich" / "proxies" / "pingpong")])
+    assert not any("btl_tcp" in a for a in mpich.argv) and not any("OMPI_MCA_btl_tcp_flags" in k for k in mpich.env)
+    assert "control messages apart from bulk data" in CliRunner().invoke(cluster, ["status"]).output
+
+    up = CliRunner().invoke(cluster, ["up", "--nodes", "2", "--rate", "100mbit", "--tcp-defaults"])
+    assert up.exit_code == 0 and "the MPIs' own TCP settings" in up.output, up.output
+    kept = current_cluster()  # the same nodes, the setting recorded for the next launches
+    assert [n.pid for n in kept.nodes] == [n.pid for n in c.nodes] and kept.tcp_defaults is True
+    assert _flags(cluster_launch(kept, ["mpirun", "-np", "2", exe]).argv) == []
+    assert "each MPI's own TCP settings" in CliRunner().invoke(cluster, ["status"]).output
+    assert cluster_up(2, parse_rate("gige")).tcp_defaults is True  # not asked: the running cluster's kept
+    assert cluster_up(2, parse_rate("gige"), tcp_defaults=False).tcp_defaults is False
+
+
+def test_a_cluster_recorded_before_the_setting_launched_with_the_defaults(emulation):
+    c = cluster_up(2, parse_rate("fe"))
+    state = Path(c.folder) / "state.json"
+    raw = json.loads(state.read_text())
+    del raw["tcp_defaults"]
+    state.write_text(json.dumps(raw))
+    assert current_cluster().tcp_defaults is True
+
+
+def test_openmpi_moves_both_directions_of_an_exchange_at_once(emulation):
+    # With its TCP defaults Open MPI's 4 MiB exchanges at 100 Mbit/s took turns (about 2.0 times one
+    # way) in 3 or 4 of each 5 launches; without put, 1.02-1.07 in every one of 10 (docs/benchmarks.md).
+    c = cluster_up(2, parse_rate("100mbit"))
+    on_nodes = pair_launcher(c, "openmpi", "the exchange test")
+    rest = rest_for(cluster_shaping(c))
+    one_way = measure("openmpi", sizes=(BOTH_WAYS_BYTES,), reps=3, launcher=on_nodes, pause=rest)[BOTH_WAYS_BYTES]
+    ratios = both_ways_ratios("openmpi", one_way, launcher=on_nodes, pause=rest, launches=5)
+    assert all(r < HALF_DUPLEX_RATIO for r in ratios), ratios
