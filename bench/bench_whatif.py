@@ -30,10 +30,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from scalewise.logfile import varint
 from scalewise.whatif import network, templates
 from scalewise.whatif.api import decode
 from support.traces import FUNCTIONS, neighbours
@@ -69,15 +71,39 @@ def halo_rank(r: int, P: int, steps: int, rng: np.random.Generator, compute: flo
 
 
 def write_halo(path: Path, P: int, steps: int, seed: int = 0) -> int:
-    """Write the P-rank, ``steps``-step stencil trace rank by rank; returns its size in bytes."""
+    """Write the P-rank, ``steps``-step stencil trace rank by rank; returns its size in bytes.
+
+    The same file as _encode_rank of halo_rank for every rank, byte for byte, made faster: every column
+    but peer and compute is the same for all ranks (encoded once), peer is one step's bytes repeated, and
+    only compute, the rank's own random draws, is encoded rank by rank."""
     rng = np.random.default_rng(seed)
+    n = 10 * steps
+    one = halo_rank(0, P, steps, np.random.default_rng(0))
+    c, waits = one.columns, one.wait_reqs.astype(np.int64)
+    req = c["req"].astype(np.int64)
+    made = req >= 0
+    req_code = np.zeros(n, dtype=np.uint64)
+    req_code[made] = varint.zigzag(req[made] - np.concatenate(([-1], req[made][:-1])) - 1) + np.uint64(1)
+    head = c["kind"].astype(np.uint8).tobytes() + varint.encode(c["func"])
+    middle = b"".join([varint.encode(c["bytes"]), varint.encode(varint.zigzag(c["tag"])), varint.encode(c["comm"]),
+                       varint.encode(req_code), varint.encode(c["root"].astype(np.int64) + 1),
+                       c["flags"].astype(np.uint8).tobytes(), varint.encode(c["nreq"])])
+    tail = varint.encode(varint.zigzag(np.diff(np.concatenate(([-1], waits)))))
+    first = np.arange(n) % 10 == 0
     with open(path, "wb") as f:
         f.write(_HEADER.pack(MAGIC, VERSION, 0, P, len(FUNCTIONS), 0))
         f.write(_table("\n".join(FUNCTIONS).encode()) + _table(b""))
         for r in range(P):
-            ev = halo_rank(r, P, steps, rng)
-            body = _encode_rank(r, ev)
-            f.write(_RANK.pack(r, 0, len(ev), len(ev.wait_reqs), len(body)) + body)
+            nb = np.array(neighbours(r, P), dtype=np.int64)
+            peers = np.concatenate((nb[[1, 0, 3, 2]], nb))
+            peer = varint.encode(varint.zigzag(peers - r) + np.uint64(1)) + b"\x00\x00"
+            compute = np.where(first, 1e-3 * (1 + 0.2 * (r % 7) / 6), 0.0)  # as halo_rank, draw for draw
+            compute *= 1 + 0.05 * rng.uniform(-1, 1, n)
+            compute += np.where(compute == 0, rng.uniform(0, 2e-6, n), 0)
+            compute = np.rint(compute * 1e9) * 1e-9
+            body = zlib.compress(b"".join([head, peer * steps, middle,
+                                           varint.encode(np.rint(compute * 1e9).astype(np.uint64)), tail]), 6)
+            f.write(_RANK.pack(r, 0, n, len(waits), len(body)) + body)
         return f.tell()
 
 

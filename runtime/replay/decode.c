@@ -551,12 +551,12 @@ static int free_room(decoder *d, int64_t nfree, int64_t m)
  * own), nreq to peer for waits (which have no peer). */
 static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, const uint8_t *kinds,
                          const uint8_t *const *at, const int64_t *wait_ids, int64_t nwait, int32_t *wait_slots,
-                         int64_t *nslots)
+                         int32_t *kept, int64_t *nkept, int64_t *nslots)
 {
     const uint8_t *cf = at[C_FUNC], *cp = at[C_PEER], *cb = at[C_BYTES], *ct = at[C_TAG], *cc = at[C_COMM];
     const uint8_t *cq = at[C_REQ], *cr = at[C_ROOT], *cl = at[C_FLAGS], *cn = at[C_NREQ], *cu = at[C_COMPUTE];
     uint64_t nfuncs = (uint64_t)d->t->nfuncs;
-    int64_t nranks = d->t->nranks, prev_req = -1, next_slot = 1, nfree = 0, w = 0;
+    int64_t nranks = d->t->nranks, prev_req = -1, next_slot = 1, nfree = 0, w = 0, k = 0;
     int bad = 0, rc = 0;
     d->live.used = 0;
     for (int64_t i = 0; i < d->live.size; i++)
@@ -630,7 +630,6 @@ static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, cons
                 rc = fail(d->e, "out of memory");
                 break;
             }
-            x->ref = (int32_t)w; /* this wait's first slot in the rank's waits (at most 2^31 - 1 of them) */
             for (int64_t j = 0; j < m && !rc; j++) {
                 int64_t *slot = live_find(d, rank, wait_ids[w + j]);
                 if (!slot) {
@@ -646,8 +645,12 @@ static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, cons
                     low = wait_slots[w + j] < low ? wait_slots[w + j] : low;
                 x->ref = low;
                 x->flags = SW_WAIT_RANGE;
-            } else {
+            } else { /* only these are kept: a range needs no list */
+                if (m)
+                    memcpy(kept + k, wait_slots + w, (size_t)m * sizeof *kept);
+                x->ref = (int32_t)k; /* its first slot in the rank's kept waits (at most 2^31 - 1 of them) */
                 x->flags = 0;
+                k += m;
             }
             for (int64_t j = 0; j < m && !rc; j++) {
                 if (live_find(d, rank, wait_ids[w + j])) {
@@ -675,10 +678,11 @@ static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, cons
         rc = fail(d->e, "rank %lld: waits list %lld requests, the request column has %lld", (long long)rank,
                   (long long)w, (long long)nwait);
     *nslots = next_slot;
+    *nkept = k;
     return rc;
 }
 
-static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wait_cap)
+static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int32_t **wait_slots, int64_t *wait_cap)
 {
     sw_trace *t = d->t;
     const sw_source *src = d->src;
@@ -697,9 +701,13 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wa
         return -1;
     if (nwait > *wait_cap) {
         int64_t *g = realloc(*wait_ids, (size_t)nwait * sizeof *g);
-        if (!g)
+        if (g)
+            *wait_ids = g;
+        int32_t *s = realloc(*wait_slots, (size_t)nwait * sizeof *s);
+        if (s)
+            *wait_slots = s;
+        if (!g || !s)
             return fail(d->e, "out of memory");
-        *wait_ids = g;
         *wait_cap = nwait;
     }
     int64_t prev = -1;
@@ -715,10 +723,11 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int64_t *wa
         return fail(d->e, "rank %lld: %lld bytes after the last column", (long long)rank, (long long)(in.end - in.p));
     if (nwait > INT32_MAX)
         return fail(d->e, "rank %lld: more than 2^31 - 1 wait requests", (long long)rank);
-    int64_t nslots = 0;
-    if (decode_events(d, rank, rows, n, kinds, at, *wait_ids, nwait, t->waits + t->nwaits, &nslots))
+    int64_t nslots = 0, nkept = 0;
+    if (decode_events(d, rank, rows, n, kinds, at, *wait_ids, nwait, *wait_slots, t->waits + t->nwaits, &nkept,
+                      &nslots))
         return -1;
-    t->nwaits += nwait;
+    t->nwaits += nkept;
     t->wait_start[rank + 1] = t->nwaits;
     t->slot_start[rank + 1] = t->slot_start[rank] + nslots;
     return 0;
@@ -755,6 +764,7 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     sw_trace *t = calloc(1, sizeof *t);
     decoder d = {.t = t, .src = src, .e = &e, .min_pair = -1};
     int64_t *wait_ids = NULL, wait_cap = 0, nwait = 0;
+    int32_t *wait_slots = NULL;
     int rc = -1;
     if (!t) {
         fail(&e, "out of memory");
@@ -801,13 +811,17 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     if (comm_tables(&d))
         goto out;
     for (int64_t r = 0; r < src->nranks; r++)
-        if (decode_rank(&d, r, &wait_ids, &wait_cap))
+        if (decode_rank(&d, r, &wait_ids, &wait_slots, &wait_cap))
             goto out;
     rc = 0;
+    int32_t *fit = realloc(t->waits, (size_t)(t->nwaits ? t->nwaits : 1) * sizeof *fit); /* the lists kept */
+    if (fit)
+        t->waits = fit;
 out:
     if (rc && !err[0])
         fail(&e, src->nfuncs > 65535 ? "more than 65535 functions" : "out of memory");
     free(wait_ids);
+    free(wait_slots);
     free(d.buf);
     free(d.free_slots);
     free(d.direct);

@@ -33,7 +33,8 @@ static inline void sw_huge_pages(void *p, size_t bytes)
 typedef struct {
     uint32_t compute_ns; /* nanoseconds of computation before the call */
     uint32_t bytes;
-    int32_t ref;  /* ISEND/IRECV: the rank's request slot; WAIT: first entry in the rank's waits; COLLECTIVE: signature */
+    int32_t ref;  /* ISEND/IRECV: the rank's request slot; WAIT: first slot (SW_WAIT_RANGE) or first entry in the rank's
+                   * waits; COLLECTIVE: signature */
     int32_t peer; /* world rank; WAIT: number of requests; COLLECTIVE: the rank's place in its communicator */
     int32_t key;  /* point-to-point: the (communicator, tag) pair's number (key_comm, key_tag); COLLECTIVE: communicator */
     uint16_t func;
@@ -45,7 +46,7 @@ struct sw_trace {
     int64_t nranks, nfuncs, nevents;
     int64_t *rank_start; /* nranks + 1 offsets into rows */
     sw_row *rows;
-    int32_t *waits;      /* request slots completed by the waits, in order */
+    int32_t *waits;      /* request slots completed by the waits not flagged SW_WAIT_RANGE, in order */
     int64_t nwaits;
     int64_t *wait_start; /* nranks + 1 offsets into waits */
     int32_t *key_comm, *key_tag; /* the point-to-point rows' (communicator, tag) pairs, by number */
