@@ -5,7 +5,7 @@ fresh interpreter: what a lean summary path may afford within 0.3 s.
 Each row is `python -c "import X"` (user + system, median over the rounds,
 alternating rows in one session), and the same minus the bare interpreter.
 
-usage: import_cost.py [--rounds 7]
+usage: import_cost.py [--rounds 7] [--only TEXT,TEXT]
 """
 
 from __future__ import annotations
@@ -31,16 +31,20 @@ ROWS = {
     "log reader + terminal summary": "import scalewise.logfile.reader, scalewise.report.run.terminal",
     "lean summary path (report/run/lean)": "import scalewise.report.run.lean",
     "lean, without rich": "import scalewise.logfile.plain, scalewise.analysis.run.plain",
+    "launch package (scalewise.launch)": "import scalewise.launch",
+    "scalewise run's command (cli.run)": "import scalewise.cli.run",
 }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--only", help="the interpreter row and the rows whose name contains one of these (commas)")
     a = ap.parse_args()
-    cpu: dict[str, list[float]] = {k: [] for k in ROWS}
+    rows = {k: v for k, v in ROWS.items() if not a.only or k == "interpreter" or any(t in k for t in a.only.split(","))}
+    cpu: dict[str, list[float]] = {k: [] for k in rows}
     for _ in range(a.rounds):
-        for name, code in ROWS.items():
+        for name, code in rows.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run([str(PYTHON), "-c", code], check=True)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -7,6 +7,10 @@ the profiler, alternating, and prints the added time per intercepted call
 Improbe), one-sided and local calls, how much more that is than the
 blocking path's (allreduce8), the memory added per rank, and the
 log size per rank of bench/logsize.c (20 MPI functions, 6 peers per rank).
+"vs blocking, paired" pairs each profiled repetition with the bare one of the
+same round and index, minus the blocking path's pair, and gives the median
+of those samples with a distribution-free 95% interval (overhead_paired.py's);
+bench/overhead_paired.py interleaves the two inside one process instead.
 
 With ``--baseline DIR`` (the build/ folder of another tree, e.g. the last
 release's), each round also runs that tree's profiler, and a last table sets
@@ -32,6 +36,7 @@ from pathlib import Path
 from rich.console import Console
 
 from common import ROOT, build, launcher, run_once, table
+from overhead_paired import median_interval
 from scalewise.launch.preload import library_path
 from scalewise.logfile import layout as L
 from scalewise.logfile.reader import read_container
@@ -43,6 +48,16 @@ def rank_block_sizes(log: Path) -> list[int]:
     """The stored (compressed) size of each rank block, from the rank index."""
     order, _, secs = read_container(log)
     return [entry[3] for entry in struct.iter_unpack(order + L.RANK_INDEX_ENTRY, secs[L.SEC_RANK_INDEX])]
+
+
+def paired_vs_blocking(samples: dict[str, dict[str, list[float]]], k: str) -> str:
+    """Per repetition, (profiled - bare) of kernel k minus that of the blocking path, both per call:
+    the median and its 95% interval."""
+    def per_call(name: str) -> list[float]:
+        s = samples[name]
+        return [(p - b) / s["calls"][0] for p, b in zip(s["prof"], s["bare"])]
+    m, lo, hi = median_interval([x - y for x, y in zip(per_call(k), per_call(BLOCKING))])
+    return f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}]"
 
 
 def main() -> int:
@@ -59,7 +74,7 @@ def main() -> int:
     console = Console(width=200)  # every column whole, also when piped to a file
     cost = table("Added cost per intercepted call (profiled - bare), ns", "MPI", "ranks", "kernel", "bare min",
                  "profiled min", "added/call min", "bare median", "profiled median", "added/call median",
-                 "vs blocking")
+                 "vs blocking", "vs blocking, paired: median [95%]")
     mem = table("Memory high-water mark of rank 0 (median over runs)", "MPI", "ranks", "bare KiB", "profiled KiB",
                 "added KiB")
     versus = table("Before vs after: added cost per call (profiled - bare, min), ns", "MPI", "ranks", "kernel",
@@ -94,7 +109,7 @@ def main() -> int:
                     # the added cost per call beyond the blocking path's (allreduce8), from the minima
                     cost.add_row(flavour, str(n), k, f"{bmin:.1f}", f"{pmin:.1f}", f"{(pmin - bmin) / c:.1f}",
                                  f"{bmed:.1f}", f"{pmed:.1f}", f"{(pmed - bmed) / c:.1f}",
-                                 f"{added[k] - added[BLOCKING]:+.1f}")
+                                 f"{added[k] - added[BLOCKING]:+.1f}", paired_vs_blocking(samples, k))
                     if s.get("base"):
                         before = (min(s["base"]) - bmin) / c
                         versus.add_row(flavour, str(n), k, f"{before:.1f}", f"{(pmin - bmin) / c:.1f}",

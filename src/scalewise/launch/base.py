@@ -12,6 +12,7 @@ shell unquoted.
 
 from __future__ import annotations
 
+import importlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -123,6 +124,11 @@ class Scheduler(ABC):
 
 LAUNCHERS: dict[str, type[Launcher]] = {}
 SCHEDULERS: dict[str, type[Scheduler]] = {}
+# The built-in ones, by the module that registers each: imported on first use,
+# so that a command needing one launcher does not import them all.
+BUILTIN_LAUNCHERS = {"mpirun": "scalewise.launch.mpirun", "mpiexec": "scalewise.launch.mpirun",
+                     "srun": "scalewise.launch.srun"}
+BUILTIN_SCHEDULERS = {"local": "scalewise.launch.local", "slurm": "scalewise.launch.slurm"}
 
 
 def register_launcher(name: str):
@@ -143,14 +149,19 @@ def register_scheduler(name: str):
     return add
 
 
+def _registered(kind: str, name: str, registry: dict, builtin: dict[str, str]) -> type:
+    """The class registered as ``name``, importing its built-in module first if it is one."""
+    if name not in registry and name in builtin:
+        importlib.import_module(builtin[name])
+    if name not in registry:
+        raise ScalewiseError(f"unknown {kind} '{name}' (known: {', '.join(sorted(set(registry) | set(builtin)))})")
+    return registry[name]
+
+
 def get_launcher(name: str, **options) -> Launcher:
-    if name not in LAUNCHERS:
-        raise ScalewiseError(f"unknown launcher '{name}' (known: {', '.join(sorted(LAUNCHERS))})")
-    return LAUNCHERS[name](**options)
+    return _registered("launcher", name, LAUNCHERS, BUILTIN_LAUNCHERS)(**options)
 
 
 def get_scheduler(name: str, **options) -> Scheduler:
-    if name not in SCHEDULERS:
-        raise ScalewiseError(f"unknown scheduler '{name}' (known: {', '.join(sorted(SCHEDULERS))})")
-    return SCHEDULERS[name](**options)
+    return _registered("scheduler", name, SCHEDULERS, BUILTIN_SCHEDULERS)(**options)
 
