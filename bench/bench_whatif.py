@@ -40,7 +40,7 @@ from scalewise.whatif import network, templates
 from scalewise.whatif.api import decode
 from support.traces import FUNCTIONS, neighbours
 from scalewise.whatif.trace import COLUMNS, Kind, RankEvents
-from scalewise.logfile.tracefile import _HEADER, _RANK, MAGIC, VERSION, _encode_rank, _table, read_trace
+from scalewise.logfile.tracefile import _HEADER, _RANK, MAGIC, VERSION, _table, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALEWISE = ROOT / ".venv" / "bin" / "scalewise"
