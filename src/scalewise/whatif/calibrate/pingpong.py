@@ -27,6 +27,7 @@ import numpy as np
 import yaml
 
 from scalewise.errors import ScalewiseError
+from scalewise.formatting import human_bytes
 from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.mpis import family_of
 from scalewise.launch.releases import release_line
@@ -291,18 +292,13 @@ def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | No
     for some runs.  A launch that other jobs slowed moves the median little."""
     half = [r >= HALF_DUPLEX_RATIO for r in ratios]
     if any(half) and not all(half):
-        return {}, (f"a {human(BOTH_WAYS_BYTES)} message both ways at once took "
+        return {}, (f"a {human_bytes(BOTH_WAYS_BYTES)} message both ways at once took "
                     f"{', '.join(f'{r:.2f}' for r in ratios)} times one way in {len(ratios)} launches: "
                     f"neither half nor full duplex holds, none recorded")
     if all(half):
         return {"duplex": "half"}, None
     # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
     return {"both_ways": round(min(max(float(np.median(ratios)), 1.0), 2.0), 4)}, None
-
-
-def human(nbytes: int) -> str:
-    """``4 MiB``: the exchange's size in a doubt."""
-    return f"{nbytes >> 20} MiB" if nbytes % (1 << 20) == 0 else f"{nbytes} B"
 
 
 @dataclass(frozen=True)
@@ -316,8 +312,12 @@ class Calibration:
     overhead: float
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
-    both_ways: float | None = None  # the median of both_ways_ratios, on a shaped link
-    both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch
+    both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch, on a shaped link
+
+    @property
+    def both_ways(self) -> float | None:
+        """The median launch's both-ways ratio; None when it was not measured."""
+        return float(np.median(self.both_ways_launches)) if self.both_ways_launches else None
 
 
 def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, *,
@@ -346,7 +346,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
     doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o[8], doubts, o, float(np.median(ratios)) if ratios else None, ratios)
+    return Calibration(net, both, o[8], doubts, o, ratios)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,
