@@ -495,6 +495,7 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
         }
     }
     sort_pairs(e->scratch, m);
+    link_state *lk = link_of(e, r); /* the same for every message this wait receives */
     for (int64_t i = 0; i < m; i++) {
         double arrival = e->scratch[2 * i], bytes = e->scratch[2 * i + 1];
         if (bytes < 0) { /* through shared memory: its own channel, its own parameters */
@@ -507,7 +508,6 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             t = later(t, end) + shm->overhead[k];
             continue;
         }
-        link_state *lk = link_of(e, r);
         int k = range_of(net, bytes);
         double wire = net->per_byte[k] * bytes;
         double end = later(arrival - wire, lk->rx_free) + wire;
