@@ -150,10 +150,13 @@ def under(monkeypatch):
 
 
 def pytest_collection_modifyitems(items):
-    """Tests on emulated nodes change the host's network interfaces: mark them so they run apart."""
+    """Tests on emulated nodes change the host's network interfaces: mark them so they run apart.
+    Those on the session's two nodes (tests/cluster/conftest.py) run last, one after another, so the
+    nodes are built once, not again after each test that takes every cluster down."""
     for item in items:
-        if "emulation" in getattr(item, "fixturenames", ()):
+        if {"emulation", "two_nodes"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.emulated_nodes)
+    items.sort(key=lambda item: "two_nodes" in getattr(item, "fixturenames", ()))
 
 
 @pytest.hookimpl(hookwrapper=True)

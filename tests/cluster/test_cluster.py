@@ -92,7 +92,7 @@ def _queues(c) -> list[str]:
     return shown
 
 
-def test_the_link_queue_is_a_setting(emulation):
+def test_the_link_queue_is_a_setting(two_nodes):
     from click.testing import CliRunner
 
     from scalewise.cli.cluster import cluster
@@ -117,7 +117,7 @@ def test_the_link_queue_is_a_setting(emulation):
     assert current_cluster().queue_us == 500  # refused before anything was reshaped
 
 
-def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(emulation):
+def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(two_nodes):
     import json
 
     c = cluster_up(2, parse_rate("fe"), queue_us=100_000)
@@ -130,7 +130,7 @@ def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(emulation):
 
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
 @pytest.mark.parametrize("rate", ["100mbit", "1gbit"])
-def test_links_deliver_the_configured_rate(emulation, mpi, rate):
+def test_links_deliver_the_configured_rate(two_nodes, mpi, rate):
     c = cluster_up(2, parse_rate(rate))
     check = check_links(c, mpi, reps=40)  # the fastest of 40 round trips: robust to other load on the cores
     assert check.hosts == ("swnode1", "swnode2")
@@ -151,7 +151,7 @@ def _tx(dev: str) -> int:
 
 
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
-def test_a_job_spans_two_hosts_over_the_links(emulation, mpi, tmp_path):
+def test_a_job_spans_two_hosts_over_the_links(two_nodes, mpi, tmp_path):
     cluster_up(2, parse_rate("gige"))
     exe = build_dir() / mpi / "proxies" / "sem"
     launcher = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[mpi]
@@ -171,7 +171,7 @@ def test_a_job_spans_two_hosts_over_the_links(emulation, mpi, tmp_path):
     assert moved > p.p2p[p.p2p["src"] // 2 != p.p2p["dst"] // 2]["bytes"].sum() > 0  # inter-node bytes crossed the veths
 
 
-def test_cluster_exec_runs_a_users_own_line(emulation):
+def test_cluster_exec_runs_a_users_own_line(two_nodes):
     c = cluster_up(2, parse_rate("gige"))
     exe = build_dir() / "mpich" / "proxies" / "pingpong"
     launch = cluster_launch(c, ["mpiexec.mpich", "-n", "2", "-ppn", "1", str(exe), "--sizes", "8"])

@@ -46,7 +46,7 @@ def _pingpong(c, identity: str, reps: int) -> tuple[float, tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name", PYPI)
-def test_a_pypi_mpi_runs_across_two_nodes_over_the_shaped_links(emulation, under, name, tmp_path):
+def test_a_pypi_mpi_runs_across_two_nodes_over_the_shaped_links(two_nodes, under, name, tmp_path):
     identity = under(name)
     c = cluster_up(2, parse_rate("100mbit"))
     exe = tmp_path / "groundtruth"
@@ -112,7 +112,7 @@ def test_a_study_compares_the_pypi_mpis_across_emulated_nodes(emulation, under, 
 
 
 @pytest.mark.parametrize("name", PYPI)
-def test_calibrate_measures_a_pypi_mpi_between_two_emulated_nodes(emulation, under, name, tmp_path):
+def test_calibrate_measures_a_pypi_mpi_between_two_emulated_nodes(two_nodes, under, name, tmp_path):
     from scalewise.launch.releases import release_line
     from scalewise.whatif.calibrate.pingpong import EAGER
     from scalewise.whatif.network import load_network

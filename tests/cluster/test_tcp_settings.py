@@ -24,7 +24,7 @@ def _flags(argv: list[str]) -> list[str]:
     return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == "btl_tcp_flags"]
 
 
-def test_openmpi_launches_drop_put_unless_the_cluster_keeps_the_defaults(emulation):
+def test_openmpi_launches_drop_put_unless_the_cluster_keeps_the_defaults(two_nodes):
     exe = str(build_dir() / "openmpi" / "proxies" / "pingpong")
     c = cluster_up(2, parse_rate("fe"))
     assert c.tcp_defaults is False and CONTROL_APART["openmpi-4.1"] == {"btl_tcp_flags": NO_PUT}
@@ -47,7 +47,7 @@ def test_openmpi_launches_drop_put_unless_the_cluster_keeps_the_defaults(emulati
     assert cluster_up(2, parse_rate("gige"), tcp_defaults=False).tcp_defaults is False
 
 
-def test_a_cluster_recorded_before_the_setting_launched_with_the_defaults(emulation):
+def test_a_cluster_recorded_before_the_setting_launched_with_the_defaults(two_nodes):
     c = cluster_up(2, parse_rate("fe"))
     state = Path(c.folder) / "state.json"
     raw = json.loads(state.read_text())
@@ -56,7 +56,7 @@ def test_a_cluster_recorded_before_the_setting_launched_with_the_defaults(emulat
     assert current_cluster().tcp_defaults is True
 
 
-def test_openmpi_moves_both_directions_of_an_exchange_at_once(emulation):
+def test_openmpi_moves_both_directions_of_an_exchange_at_once(two_nodes):
     # With its TCP defaults Open MPI's 4 MiB exchanges at 100 Mbit/s took turns (about 2.0 times one
     # way) in 3 or 4 of each 5 launches; without put, 1.02-1.07 in every one of 10 (docs/benchmarks.md).
     c = cluster_up(2, parse_rate("100mbit"))
