@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scalewise import whatif
-from scalewise.cluster import cluster_up, parse_rate
+from scalewise.cluster import cluster_up, current_cluster, parse_rate
 from scalewise.cluster.links import bucket_bytes
 from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.preload import build_dir
@@ -36,9 +36,22 @@ def _sw(*args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def _calibrate(mpi: str, out: Path) -> Path:
-    _sw("calibrate", "--cluster", "--mpi", mpi, "--reps", "20", "-o", str(out))
-    return out
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """calibrated(mpi) -> the file `scalewise calibrate --cluster` wrote for the running cluster's links:
+    measured once per MPI and link shape in this module, so the calibration test checks the very file
+    the cross-link prediction of the same MPI reads (one 20-repetition calibration less, about 40 s)."""
+    made: dict[tuple, Path] = {}
+
+    def calibrate(mpi: str) -> Path:
+        c = current_cluster()
+        shape = (mpi, len(c.nodes), c.blocking, c.rate_bits, c.queue_us, c.tcp_defaults)
+        if shape not in made:
+            out = tmp_path_factory.mktemp("calibration") / f"{mpi}.yaml"
+            _sw("calibrate", "--cluster", "--mpi", mpi, "--reps", "20", "-o", str(out))
+            made[shape] = out
+        return made[shape]
+    return calibrate
 
 
 def _traced_run(mpi: str, app: str, out: Path) -> tuple[Path, Path]:
@@ -50,9 +63,9 @@ def _traced_run(mpi: str, app: str, out: Path) -> tuple[Path, Path]:
     return log, log.with_suffix(".swtrace")
 
 
-def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_path):
+def test_calibrate_between_two_emulated_nodes_measures_the_link(two_nodes, calibrated):
     cluster_up(2, parse_rate("100mbit"))
-    net = load_network(_calibrate("openmpi", tmp_path / "fe.yaml"))
+    net = load_network(calibrated("openmpi"))
     assert net.eager_limit == 65536  # Open MPI's TCP transport between nodes, not shared memory
     assert net.shaping.rate_gbit_s == 0.1 and net.shaping.bucket_bytes == bucket_bytes(10**8)
     # the packets' headers and the acknowledgements take a few percent of the shaped rate
@@ -70,14 +83,14 @@ def test_calibrate_between_two_emulated_nodes_measures_the_link(emulation, tmp_p
 # exchanges at 100 Mbit/s, not all, and its self-replay was 15-68% slow; the cluster launches it without
 # the put protocol, which keeps the directions together (docs/cluster.md), so it is checked too.
 @pytest.mark.parametrize("mpi, apps", [("mpich", ["dft", "sem"]), ("openmpi", ["dft", "sem"])])
-def test_a_run_recorded_on_one_link_is_predicted_on_another(emulation, mpi, apps, tmp_path):
+def test_a_run_recorded_on_one_link_is_predicted_on_another(two_nodes, calibrated, mpi, apps, tmp_path):
     # Rounds, as bench/whatif_cluster.py: each round records at 1 Gbit/s and measures at 100 Mbit/s
     # within seconds (the link reshaped in place), so a slow spell of this machine (single runs a
     # minute apart differed by half here) falls on both; each error's median over the rounds is checked.
-    # The emulation fixture holds the cluster lock, so these runs are ahead of the host's other work
+    # The two_nodes fixture holds the cluster lock, so these runs are ahead of the host's other work
     # (cluster/dedicated.py): at load 11 without it sem's measured MPI share was 67-74%, not about 30%.
     cluster_up(2, parse_rate("100mbit"))
-    net = _calibrate(mpi, tmp_path / "fe.yaml")
+    net = calibrated(mpi)
     errors: dict[str, list[dict]] = {app: [] for app in apps}
     for k in range(ROUNDS):
         for app in apps:
