@@ -67,9 +67,10 @@ TCP_LOOPBACK = {"openmpi": {"OMPI_MCA_btl": "self,tcp"}, "mpich": {"UCX_TLS": "t
 # was 70 times the link's latency) or the median (what a message typically
 # costs on a quiet, dedicated machine).  Both are measured and kept.
 STATISTICS = ("best", "median")
-_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)")
-_STREAM = re.compile(r"SCALEWISE_STREAM .*?stream_us=([\d.]+) best_stream_us=([\d.]+)")
-_COLUMN = {"median": 0, "best": 1}  # the proxies print the median, then the fastest
+_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*? half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)"
+                   r".*?mean_half_rtt_us=([\d.]+)")
+_STREAM = re.compile(r"SCALEWISE_STREAM .*? stream_us=([\d.]+) best_stream_us=([\d.]+) mean_stream_us=([\d.]+)")
+_COLUMN = {"median": 0, "best": 1, "mean": 2}  # the proxies print the median, the fastest, then the mean
 STREAM = 200  # small messages each way per stream: one latency is a small part of it
 # The sizes whose streams give o(size): eager on every transport above (MPICH's limit is 8 KiB).
 STREAM_SIZES = (8, 1024, 8192)
@@ -132,7 +133,7 @@ def _pingpong(flavour: str, hosts: list[str] | None, launcher: PairCommand | Non
 
 def measure_both(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
                  launcher: PairCommand | None = None, pause: float = 0.0) -> dict[str, dict[int, float]]:
-    """Half round trips in seconds per message size, by statistic (``best``, ``median``);
+    """Half round trips in seconds per message size, by statistic (``best``, ``median``, ``mean``);
     ``launcher`` (e.g. across emulated nodes) replaces the library's own launch here or on
     ``hosts``; ``pause`` seconds of rest before each round trip (a shaped link's bucket refills)."""
     args = ["--sizes", ",".join(map(str, sizes)), "--reps", str(reps), *pause_args(pause)]
@@ -266,15 +267,31 @@ HALF_DUPLEX_RATIO = 1.5
 # Launches of the both-ways exchange: a launch of Open MPI's exchanges either all take turns or none
 # do, and a launch that other jobs disturbed reads slow, so one launch is not enough.
 BOTH_WAYS_LAUNCHES = 3
+# Exchanges timed in each launch: enough that their mean holds the slow ones in their share (a 1 MiB
+# transfer at 1 Gbit/s took 1.6-4.6 times its fastest in a few of 60).
+BOTH_WAYS_REPS = 10
+
+
+def exchange_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
+                    launcher: PairCommand | None = None, pause: float = 0.0,
+                    reps: int = BOTH_WAYS_REPS) -> dict[str, float]:
+    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
+    fastest half round trip) a message of that size each way at once takes in one launch, by
+    statistic: ``median`` (whether the directions take turns: Open MPI's took 2.0 times in most
+    exchanges and 1.0 in some, in 6 launches of 5 each, so the fastest says the wrong thing) and
+    ``mean`` (what a run of such exchanges pays on average, its slow ones included)."""
+    args = ["--sizes", "0", "--reps", str(reps), "--stream", "1", "--stream-bytes", str(BOTH_WAYS_BYTES),
+            *pause_args(pause)]
+    stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
+    if len(stream) != 1:
+        raise ScalewiseError(f"calibrate: the ping-pong printed no exchange of {human_bytes(BOTH_WAYS_BYTES)}")
+    return {k: float(stream[0][_COLUMN[k]]) * 1e-6 / one_way for k in ("median", "mean")}
 
 
 def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
-                    pause: float = 0.0, reps: int = 5) -> float:
-    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
-    half round trip) a message of that size each way at once takes, in the median exchange of one
-    launch: Open MPI's took 2.0 times in most exchanges and 1.0 in some, in 6 launches of 5 each (so
-    the fastest says the wrong thing)."""
-    return stream_time(flavour, hosts, launcher, reps, "median", 1, BOTH_WAYS_BYTES, pause) / one_way
+                    pause: float = 0.0, reps: int = BOTH_WAYS_REPS) -> float:
+    """The median exchange's ratio of exchange_ratios in one launch."""
+    return exchange_ratios(flavour, one_way, hosts, launcher, pause, reps)["median"]
 
 
 def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
@@ -284,12 +301,15 @@ def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = Non
     return tuple(both_ways_ratio(flavour, one_way, hosts, launcher, pause) for _ in range(launches))
 
 
-def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
-    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch took
-    at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median launch, within 1..2) when
-    none did; and no term but a doubt when some launches took turns and others did not (Open MPI's
-    TCP defaults: a launch's exchanges all take turns or none do), since either term would be wrong
-    for some runs.  A launch that other jobs slowed moves the median little."""
+def duplex_terms(ratios: tuple[float, ...],
+                 means: tuple[float, ...] | None = None) -> tuple[dict[str, object], str | None]:
+    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch's
+    median exchange (``ratios``) took at least HALF_DUPLEX_RATIO times one way; ``both_ways`` when
+    none did, the median launch's MEAN exchange (``means``, else ``ratios``) over the fastest one
+    way, within 1..2: what an application's exchanges cost on average, their slow ones included
+    (docs/decisions.md); and no term but a doubt when some launches took turns and others did not
+    (Open MPI's TCP defaults: a launch's exchanges all take turns or none do), since either term
+    would be wrong for some runs.  A launch that other jobs slowed moves the median little."""
     half = [r >= HALF_DUPLEX_RATIO for r in ratios]
     if any(half) and not all(half):
         return {}, (f"a {human_bytes(BOTH_WAYS_BYTES)} message both ways at once took "
@@ -297,8 +317,10 @@ def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | No
                     f"neither half nor full duplex holds, none recorded")
     if all(half):
         return {"duplex": "half"}, None
-    # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
-    return {"both_ways": round(min(max(float(np.median(ratios)), 1.0), 2.0), 4)}, None
+    # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11), and on average
+    # slower than its median exchange by the slow ones (1 MiB at 1 Gbit/s: 10-20% over the fastest)
+    typical = means if means is not None else ratios
+    return {"both_ways": round(min(max(float(np.median(typical)), 1.0), 2.0), 4)}, None
 
 
 @dataclass(frozen=True)
@@ -313,6 +335,7 @@ class Calibration:
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
     both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch, on a shaped link
+    both_ways_means: tuple[float, ...] = ()  # the mean exchange's ratio in each launch (exchange_ratios)
 
     @property
     def both_ways(self) -> float | None:
@@ -335,18 +358,22 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
     ratios: tuple[float, ...] = ()
+    means: tuple[float, ...] = ()
     duplex_doubt = None
     # On a shaped link, unless told not to: several launches, their median, and a doubt instead of a
     # term when they disagree (under load a single disturbed exchange read as half duplex, and an
     # MPICH calibration at load 3-4 then predicted dft 33-74% slow across links).
     if measure_duplex and shaping and BOTH_WAYS_BYTES in both[statistic]:
-        ratios = both_ways_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
-        terms, duplex_doubt = duplex_terms(ratios)
+        launches = [exchange_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
+                    for _ in range(BOTH_WAYS_LAUNCHES)]
+        ratios = tuple(x["median"] for x in launches)
+        means = tuple(x["mean"] for x in launches)
+        terms, duplex_doubt = duplex_terms(ratios, means)
         net = net.model_copy(update=terms)
     doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o[8], doubts, o, ratios)
+    return Calibration(net, both, o[8], doubts, o, ratios, means)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,
