@@ -183,19 +183,6 @@ def test_the_launches_median_sets_the_duplex(ratios, terms):
     assert duplex_terms(ratios) == (terms, None)
 
 
-@pytest.mark.parametrize("ratios, means, terms", [
-    # MPICH at 1 Gbit/s: the median exchange about as fast as one way, the mean 10-20% slower
-    ((1.03, 1.05, 1.02), (1.18, 1.12, 1.21), {"both_ways": 1.18}),
-    ((1.03, 1.05, 1.02), (0.97, 0.99, 1.01), {"both_ways": 1.0}),  # never below 1
-    ((1.03, 1.05, 1.02), (2.6, 2.7, 1.9), {"both_ways": 2.0}),  # nor above 2
-    # the verdict is the median exchanges': a launch's slow mean does not make the link half duplex
-    ((1.03, 1.05, 1.02), (1.7, 1.8, 1.9), {"both_ways": 1.8}),
-    ((2.00, 2.01, 2.00), (2.1, 2.2, 2.0), {"duplex": "half"}),
-])
-def test_the_mean_exchange_sets_both_ways_and_the_median_the_verdict(ratios, means, terms):
-    assert duplex_terms(ratios, means) == (terms, None)
-
-
 def test_the_ping_pong_and_the_exchange_report_a_mean_of_their_repetitions():
     # a mean is never below the fastest: the proxy's figures, parsed, are its own
     both = measure_both("openmpi", sizes=(8, 1 << 20), reps=5)

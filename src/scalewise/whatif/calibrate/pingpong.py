@@ -267,8 +267,9 @@ HALF_DUPLEX_RATIO = 1.5
 # Launches of the both-ways exchange: a launch of Open MPI's exchanges either all take turns or none
 # do, and a launch that other jobs disturbed reads slow, so one launch is not enough.
 BOTH_WAYS_LAUNCHES = 3
-# Exchanges timed in each launch: enough that their mean holds the slow ones in their share (a 1 MiB
-# transfer at 1 Gbit/s took 1.6-4.6 times its fastest in a few of 60).
+# Exchanges timed in each launch (5 before 2026-11-27): the median of more moves less, and their mean,
+# reported beside it, holds the slow ones (a 1 MiB transfer at 1 Gbit/s took 1.6-4.6 times its
+# fastest in a few of 60).
 BOTH_WAYS_REPS = 10
 
 
@@ -277,9 +278,9 @@ def exchange_ratios(flavour: str, one_way: float, hosts: list[str] | None = None
                     reps: int = BOTH_WAYS_REPS) -> dict[str, float]:
     """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
     fastest half round trip) a message of that size each way at once takes in one launch, by
-    statistic: ``median`` (whether the directions take turns: Open MPI's took 2.0 times in most
-    exchanges and 1.0 in some, in 6 launches of 5 each, so the fastest says the wrong thing) and
-    ``mean`` (what a run of such exchanges pays on average, its slow ones included)."""
+    statistic: ``median`` (duplex_terms: Open MPI's took 2.0 times in most exchanges and 1.0 in
+    some, in 6 launches of 5 each, so the fastest says the wrong thing) and ``mean`` (its slow ones
+    included; reported beside, not a term)."""
     args = ["--sizes", "0", "--reps", str(reps), "--stream", "1", "--stream-bytes", str(BOTH_WAYS_BYTES),
             *pause_args(pause)]
     stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
@@ -301,15 +302,14 @@ def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = Non
     return tuple(both_ways_ratio(flavour, one_way, hosts, launcher, pause) for _ in range(launches))
 
 
-def duplex_terms(ratios: tuple[float, ...],
-                 means: tuple[float, ...] | None = None) -> tuple[dict[str, object], str | None]:
-    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch's
-    median exchange (``ratios``) took at least HALF_DUPLEX_RATIO times one way; ``both_ways`` when
-    none did, the median launch's MEAN exchange (``means``, else ``ratios``) over the fastest one
-    way, within 1..2: what an application's exchanges cost on average, their slow ones included
-    (docs/decisions.md); and no term but a doubt when some launches took turns and others did not
-    (Open MPI's TCP defaults: a launch's exchanges all take turns or none do), since either term
-    would be wrong for some runs.  A launch that other jobs slowed moves the median little."""
+def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
+    """What the launches' both-ways ratios (their median exchanges) make of a network: ``duplex:
+    half`` when every launch took at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median
+    launch, within 1..2) when none did; and no term but a doubt when some launches took turns and
+    others did not (Open MPI's TCP defaults: a launch's exchanges all take turns or none do), since
+    either term would be wrong for some runs.  A launch that other jobs slowed moves the median
+    little.  Not the mean exchange: it swung from 1.12 to 1.29 between launches on one link and
+    made MPICH's dft 4-14% slow where the median leaves it within -4% (docs/decisions.md)."""
     half = [r >= HALF_DUPLEX_RATIO for r in ratios]
     if any(half) and not all(half):
         return {}, (f"a {human_bytes(BOTH_WAYS_BYTES)} message both ways at once took "
@@ -317,10 +317,8 @@ def duplex_terms(ratios: tuple[float, ...],
                     f"neither half nor full duplex holds, none recorded")
     if all(half):
         return {"duplex": "half"}, None
-    # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11), and on average
-    # slower than its median exchange by the slow ones (1 MiB at 1 Gbit/s: 10-20% over the fastest)
-    typical = means if means is not None else ratios
-    return {"both_ways": round(min(max(float(np.median(typical)), 1.0), 2.0), 4)}, None
+    # both at once, each a little slower than alone (MPICH at 100 Mbit/s: 1.03-1.11)
+    return {"both_ways": round(min(max(float(np.median(ratios)), 1.0), 2.0), 4)}, None
 
 
 @dataclass(frozen=True)
@@ -368,7 +366,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
                     for _ in range(BOTH_WAYS_LAUNCHES)]
         ratios = tuple(x["median"] for x in launches)
         means = tuple(x["mean"] for x in launches)
-        terms, duplex_doubt = duplex_terms(ratios, means)
+        terms, duplex_doubt = duplex_terms(ratios)
         net = net.model_copy(update=terms)
     doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
     if doubts:
