@@ -308,8 +308,8 @@ def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | No
     launch, within 1..2) when none did; and no term but a doubt when some launches took turns and
     others did not (Open MPI's TCP defaults: a launch's exchanges all take turns or none do), since
     either term would be wrong for some runs.  A launch that other jobs slowed moves the median
-    little.  Not the mean exchange: it swung from 1.12 to 1.29 between launches on one link and
-    made MPICH's dft 4-14% slow where the median leaves it within -4% (docs/decisions.md)."""
+    little.  Not the mean exchange: it swung from 1.12 to 1.29 between launches on one link and made
+    MPICH's dft at 100 Mbit/s 4-14% slow, where it was 4% fast without the term (docs/decisions.md)."""
     half = [r >= HALF_DUPLEX_RATIO for r in ratios]
     if any(half) and not all(half):
         return {}, (f"a {human_bytes(BOTH_WAYS_BYTES)} message both ways at once took "
