@@ -75,10 +75,14 @@ def main() -> int:
                                                  shaping=cluster_shaping(c), launcher=on_nodes)
                 s = cal.network.shaping
                 o_text = ", ".join(f"{b} B {o * 1e6:.1f} us" for b, o in (cal.overheads or {}).items())
+                mean_one = ", ".join(f"{b >> 20} MiB {cal.points['mean'][b] / cal.points['best'][b]:.2f}"
+                                     for b in (1 << 20, 4 << 20))
                 print(f"{flavour} {rate}: payload share {s.payload_share:.3f}; o {o_text}; "
-                      f"both ways / one way {cal.both_ways:.2f} (each launch {', '.join(f'{r:.2f}' for r in cal.both_ways_launches)}; "
-                      f"{cal.network.duplex} duplex, both_ways {cal.network.both_ways}); doubts {cal.doubts or 'none'}",
-                      flush=True)
+                      f"both ways / fastest one way, median exchange {cal.both_ways:.2f} (each launch "
+                      f"{', '.join(f'{r:.2f}' for r in cal.both_ways_launches)}), mean exchange "
+                      f"{', '.join(f'{r:.2f}' for r in cal.both_ways_means)}; {cal.network.duplex} duplex, "
+                      f"both_ways {cal.network.both_ways}; one way, mean over fastest: {mean_one}; "
+                      f"doubts {cal.doubts or 'none'}", flush=True)
                 for app in a.apps:
                     errs, shares, hosts, errs_plain = [], [], [], []
                     for k in range(a.repeats):

@@ -4,19 +4,21 @@
  * 4 MiB) ranks 0 and 1 bounce a message --reps times after --warmup untimed
  * bounces; rank 0 prints, per size,
  *   SCALEWISE_PINGPONG bytes=N reps=R half_rtt_us=T mbit_s=B best_half_rtt_us=t best_mbit_s=b host0=H host1=H
+ *                      mean_half_rtt_us=M
  * with T the median half round trip, B = 8 * N / T, and t, b the same for the
- * fastest round trip (what the link can carry when nothing else interferes).  --pause-us P
+ * fastest round trip (what the link can carry when nothing else interferes), M
+ * the mean (what a run of many such messages pays on average, its slow ones included).  --pause-us P
  * makes rank 0 rest (busy) P microseconds before each round trip, outside the
  * timing, so that a rate-limited link (a token bucket) starts every round
  * trip rested: the round trips then show the link without its limit, for
  * messages the bucket holds (scalewise calibrate --cluster).  --stream N
  * then has ranks 0 and 1 post N receives each and send each other N 8-byte
  * messages back to back, --reps times; rank 0 prints
- *   SCALEWISE_STREAM bytes=8 msgs=N reps=R stream_us=T best_stream_us=t
+ *   SCALEWISE_STREAM bytes=8 msgs=N reps=R stream_us=T best_stream_us=t mean_stream_us=M
  * (--stream-bytes B sends B-byte messages instead: the CPU time of a send
  * grows with its size; --pause-us rests before each stream too, so that a
  * stream a shaped link's bucket holds passes at the link's unlimited speed)
- * (median and fastest time of the slower rank): each rank's CPU pays every
+ * (median, fastest and mean time of the slower rank): each rank's CPU pays every
  * message it sends and every one it receives, which a ping-pong cannot
  * separate from the latency (scalewise calibrate fits the overhead o from
  * it).  Both ways at once, as a halo exchange: one way, the sender's time
@@ -37,6 +39,12 @@
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+static double mean_of(const double *t, int n) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += t[i];
+    return sum / n;
 }
 
 /* Ranks 0 and 1 each post n receives, then send each other n messages of `bytes` back to back and
@@ -61,8 +69,8 @@ static void stream_of_messages(int rank, long n, long bytes, long pause_us, int 
     }
     if (rank == 0) {
         qsort(t, (size_t)reps, sizeof(double), cmp_double);
-        printf("SCALEWISE_STREAM bytes=%ld msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f\n", bytes, n,
-               reps, t[reps / 2] * 1e6, t[0] * 1e6);
+        printf("SCALEWISE_STREAM bytes=%ld msgs=%ld reps=%d stream_us=%.3f best_stream_us=%.3f mean_stream_us=%.3f\n",
+               bytes, n, reps, t[reps / 2] * 1e6, t[0] * 1e6, mean_of(t, reps) * 1e6);
     }
     free(out);
     free(in);
@@ -120,8 +128,9 @@ int main(int argc, char **argv) {
             qsort(t, (size_t)reps, sizeof(double), cmp_double);
             double half = t[reps / 2], best = t[0];
             printf("SCALEWISE_PINGPONG bytes=%ld reps=%d half_rtt_us=%.3f mbit_s=%.3f best_half_rtt_us=%.3f "
-                   "best_mbit_s=%.3f host0=%s host1=%s\n", n, reps, half * 1e6, 8.0 * (double)n / half / 1e6,
-                   best * 1e6, 8.0 * (double)n / best / 1e6, host, peer);
+                   "best_mbit_s=%.3f host0=%s host1=%s mean_half_rtt_us=%.3f\n", n, reps, half * 1e6,
+                   8.0 * (double)n / half / 1e6, best * 1e6, 8.0 * (double)n / best / 1e6, host, peer,
+                   mean_of(t, reps) * 1e6);
         }
         free(buf);
     }

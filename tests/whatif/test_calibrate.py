@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from scalewise import whatif
-from scalewise.whatif.calibrate.pingpong import (HALF_DUPLEX_RATIO, SIZES, calibration_doubts, duplex_terms, fit,
-                                                 measure_overheads, payload_share)
+from scalewise.whatif.calibrate.pingpong import (HALF_DUPLEX_RATIO, SIZES, calibration_doubts, duplex_terms,
+                                                 exchange_ratios, fit, measure_both, measure_overheads, payload_share)
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
@@ -181,6 +181,16 @@ def test_streams_of_larger_messages_give_an_overhead_per_size():
 ])
 def test_the_launches_median_sets_the_duplex(ratios, terms):
     assert duplex_terms(ratios) == (terms, None)
+
+
+def test_the_ping_pong_and_the_exchange_report_a_mean_of_their_repetitions():
+    # a mean is never below the fastest: the proxy's figures, parsed, are its own
+    both = measure_both("openmpi", sizes=(8, 1 << 20), reps=5)
+    assert sorted(both) == ["best", "mean", "median"]
+    assert all(0 < both["best"][s] <= both["mean"][s] for s in (8, 1 << 20)), both
+    one_way = both["best"][1 << 20]
+    ratios = exchange_ratios("openmpi", one_way, reps=3)
+    assert sorted(ratios) == ["mean", "median"] and all(r > 0 for r in ratios.values()), ratios
 
 
 def test_launches_that_disagree_give_a_doubt_and_no_term():

@@ -104,8 +104,9 @@ class Network(BaseModel):
                                             "its outgoing ones (a transport that moves one direction at a time); "
                                             "calibrate measures it")
     both_ways: float | None = Field(None, ge=1.0, le=2.0,
-                                   description="full duplex: how many times one way a large message each way at once "
-                                               "takes (the link carries the other direction's acknowledgements too); "
+                                   description="full duplex: how many times the fastest one way a large message each "
+                                               "way at once takes in the median exchange (the link carries the other "
+                                               "direction's acknowledgements too); "
                                                "an incoming message's time that overlaps the rank's own sending costs "
                                                "that much; calibrate --cluster measures it; none: 1")
     collectives: list[MeasuredCollective] | None = None

@@ -67,9 +67,10 @@ TCP_LOOPBACK = {"openmpi": {"OMPI_MCA_btl": "self,tcp"}, "mpich": {"UCX_TLS": "t
 # was 70 times the link's latency) or the median (what a message typically
 # costs on a quiet, dedicated machine).  Both are measured and kept.
 STATISTICS = ("best", "median")
-_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*?half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)")
-_STREAM = re.compile(r"SCALEWISE_STREAM .*?stream_us=([\d.]+) best_stream_us=([\d.]+)")
-_COLUMN = {"median": 0, "best": 1}  # the proxies print the median, then the fastest
+_LINE = re.compile(r"SCALEWISE_PINGPONG bytes=(\d+) .*? half_rtt_us=([\d.]+) .*?best_half_rtt_us=([\d.]+)"
+                   r".*?mean_half_rtt_us=([\d.]+)")
+_STREAM = re.compile(r"SCALEWISE_STREAM .*? stream_us=([\d.]+) best_stream_us=([\d.]+) mean_stream_us=([\d.]+)")
+_COLUMN = {"median": 0, "best": 1, "mean": 2}  # the proxies print the median, the fastest, then the mean
 STREAM = 200  # small messages each way per stream: one latency is a small part of it
 # The sizes whose streams give o(size): eager on every transport above (MPICH's limit is 8 KiB).
 STREAM_SIZES = (8, 1024, 8192)
@@ -132,7 +133,7 @@ def _pingpong(flavour: str, hosts: list[str] | None, launcher: PairCommand | Non
 
 def measure_both(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int = 50,
                  launcher: PairCommand | None = None, pause: float = 0.0) -> dict[str, dict[int, float]]:
-    """Half round trips in seconds per message size, by statistic (``best``, ``median``);
+    """Half round trips in seconds per message size, by statistic (``best``, ``median``, ``mean``);
     ``launcher`` (e.g. across emulated nodes) replaces the library's own launch here or on
     ``hosts``; ``pause`` seconds of rest before each round trip (a shaped link's bucket refills)."""
     args = ["--sizes", ",".join(map(str, sizes)), "--reps", str(reps), *pause_args(pause)]
@@ -266,15 +267,32 @@ HALF_DUPLEX_RATIO = 1.5
 # Launches of the both-ways exchange: a launch of Open MPI's exchanges either all take turns or none
 # do, and a launch that other jobs disturbed reads slow, so one launch is not enough.
 BOTH_WAYS_LAUNCHES = 3
+# Exchanges timed in each launch (5 before 2026-11-27): the median of more moves less, and their mean,
+# reported beside it, holds the slow ones (a 1 MiB transfer at 1 Gbit/s took 1.6-4.6 times its
+# fastest in a few of 60).
+BOTH_WAYS_REPS = 10
+
+
+def exchange_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
+                    launcher: PairCommand | None = None, pause: float = 0.0,
+                    reps: int = BOTH_WAYS_REPS) -> dict[str, float]:
+    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
+    fastest half round trip) a message of that size each way at once takes in one launch, by
+    statistic: ``median`` (duplex_terms: Open MPI's took 2.0 times in most exchanges and 1.0 in
+    some, in 6 launches of 5 each, so the fastest says the wrong thing) and ``mean`` (its slow ones
+    included; reported beside, not a term)."""
+    args = ["--sizes", "0", "--reps", str(reps), "--stream", "1", "--stream-bytes", str(BOTH_WAYS_BYTES),
+            *pause_args(pause)]
+    stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
+    if len(stream) != 1:
+        raise ScalewiseError(f"calibrate: the ping-pong printed no exchange of {human_bytes(BOTH_WAYS_BYTES)}")
+    return {k: float(stream[0][_COLUMN[k]]) * 1e-6 / one_way for k in ("median", "mean")}
 
 
 def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
-                    pause: float = 0.0, reps: int = 5) -> float:
-    """How many times the time of one BOTH_WAYS_BYTES message one way (``one_way``, the ping-pong's
-    half round trip) a message of that size each way at once takes, in the median exchange of one
-    launch: Open MPI's took 2.0 times in most exchanges and 1.0 in some, in 6 launches of 5 each (so
-    the fastest says the wrong thing)."""
-    return stream_time(flavour, hosts, launcher, reps, "median", 1, BOTH_WAYS_BYTES, pause) / one_way
+                    pause: float = 0.0, reps: int = BOTH_WAYS_REPS) -> float:
+    """The median exchange's ratio of exchange_ratios in one launch."""
+    return exchange_ratios(flavour, one_way, hosts, launcher, pause, reps)["median"]
 
 
 def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
@@ -285,11 +303,13 @@ def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = Non
 
 
 def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
-    """What the launches' both-ways ratios make of a network: ``duplex: half`` when every launch took
-    at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median launch, within 1..2) when
-    none did; and no term but a doubt when some launches took turns and others did not (Open MPI's
-    TCP defaults: a launch's exchanges all take turns or none do), since either term would be wrong
-    for some runs.  A launch that other jobs slowed moves the median little."""
+    """What the launches' both-ways ratios (their median exchanges) make of a network: ``duplex:
+    half`` when every launch took at least HALF_DUPLEX_RATIO times one way, ``both_ways`` (the median
+    launch, within 1..2) when none did; and no term but a doubt when some launches took turns and
+    others did not (Open MPI's TCP defaults: a launch's exchanges all take turns or none do), since
+    either term would be wrong for some runs.  A launch that other jobs slowed moves the median
+    little.  Not the mean exchange: it swung from 1.12 to 1.29 between launches on one link and made
+    MPICH's dft at 100 Mbit/s 4-14% slow, where it was 4% fast without the term (docs/decisions.md)."""
     half = [r >= HALF_DUPLEX_RATIO for r in ratios]
     if any(half) and not all(half):
         return {}, (f"a {human_bytes(BOTH_WAYS_BYTES)} message both ways at once took "
@@ -313,6 +333,7 @@ class Calibration:
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
     both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch, on a shaped link
+    both_ways_means: tuple[float, ...] = ()  # the mean exchange's ratio in each launch (exchange_ratios)
 
     @property
     def both_ways(self) -> float | None:
@@ -335,18 +356,22 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
         shaping = shaping.model_copy(update={"payload_share": round(payload_share(both[statistic], shaping), 4)})
     net = fit(both[statistic], eager_limit, name, description, shaping, o)
     ratios: tuple[float, ...] = ()
+    means: tuple[float, ...] = ()
     duplex_doubt = None
     # On a shaped link, unless told not to: several launches, their median, and a doubt instead of a
     # term when they disagree (under load a single disturbed exchange read as half duplex, and an
     # MPICH calibration at load 3-4 then predicted dft 33-74% slow across links).
     if measure_duplex and shaping and BOTH_WAYS_BYTES in both[statistic]:
-        ratios = both_ways_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
+        launches = [exchange_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
+                    for _ in range(BOTH_WAYS_LAUNCHES)]
+        ratios = tuple(x["median"] for x in launches)
+        means = tuple(x["mean"] for x in launches)
         terms, duplex_doubt = duplex_terms(ratios)
         net = net.model_copy(update=terms)
     doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
     if doubts:
         net = net.model_copy(update={"doubts": list(doubts)})
-    return Calibration(net, both, o[8], doubts, o, ratios)
+    return Calibration(net, both, o[8], doubts, o, ratios, means)
 
 
 def calibrated_network(flavour: str, eager_limit: int, name: str, description: str, *,

@@ -85,10 +85,12 @@ def duplex_sentence(cal: Calibration) -> str:
     """The both-ways exchanges and what the network took from them, in one line."""
     net = cal.network
     took = ", ".join(f"{r:.2f}" for r in cal.both_ways_launches)
+    mean = ", ".join(f"{r:.2f}" for r in cal.both_ways_means)
     if net.duplex == "half":
         verdict = "half duplex: the directions take turns"
     elif net.both_ways is not None:
         verdict = f"full duplex, both_ways {net.both_ways:g}"
     else:
         verdict = "no duplex term (the launches disagree; see the warning)"
-    return f"both ways at once: {took} times one way in {len(cal.both_ways_launches)} launches (median); {verdict}"
+    return (f"both ways at once: {took} times the fastest one way in {len(cal.both_ways_launches)} launches (median "
+            f"exchange), {mean} (mean exchange); {verdict}")
