@@ -37,18 +37,28 @@ SW_HOT void sw_site_count(sw_thread *thread, sw_site *s, uint64_t dt)
 }
 
 /* One finished call of fn made from ra; its bytes were gathered in thread->call_bytes.
- * Inline only the home slot's hit, the straight path of every call but the
- * first of a site; a collision (two sites sharing a home slot) probes on in
- * sw_site_slow, out of line, so that the code after a long MPI call, which
- * has most likely been evicted from the caches, stays short and falls
- * through without a taken branch. */
+ * The probe runs inline past a collision: two sites of one program often
+ * share a home slot, and the one placed second would otherwise take the
+ * slow path on every call (sites.c).  An empty slot ends it: a new site.
+ * The home slot's hit is tested first and alone, so that it stays the
+ * straight path (in one loop gcc moved the hit out to the cold section). */
 SW_HOT void sw_site_add(sw_thread *thread, int fn, uintptr_t ra, uint64_t dt)
 {
-    sw_site *s = (sw_site *)thread->sites.slots + (sw_site_hash(ra) & thread->sites.mask);
-    if (SW_LIKELY(s->ra == ra && s->fn == (uint32_t)fn))
+    unsigned mask = thread->sites.mask, i = sw_site_hash(ra) & mask;
+    sw_site *s = (sw_site *)thread->sites.slots + i;
+    if (__builtin_expect(s->ra == ra && s->fn == (uint32_t)fn, 1)) {
         sw_site_count(thread, s, dt);
-    else
-        sw_site_slow(thread, fn, ra, dt);
+        return;
+    }
+    while (s->ra) {
+        i = (i + 1) & mask;
+        s = (sw_site *)thread->sites.slots + i;
+        if (s->ra == ra && s->fn == (uint32_t)fn) {
+            sw_site_count(thread, s, dt);
+            return;
+        }
+    }
+    sw_site_slow(thread, fn, ra, dt);
 }
 
 #endif
