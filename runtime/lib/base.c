@@ -90,10 +90,17 @@ void sw_load_config(void)
 
 void sw_set_partial(void) { sw_job.partial = 1; }
 
+/* Zeroed memory starting on a cache line (n a multiple of 64: the types are so aligned). */
+static void *sw_zalloc_lines(size_t n)
+{
+    void *p = aligned_alloc(64, n);
+    return p ? memset(p, 0, n) : NULL;
+}
+
 sw_thread *sw_thread_attach(void)
 {
-    sw_thread *thread = calloc(1, sizeof *thread);
-    sw_fnstat *stats = calloc(SW_NFN, sizeof *stats);
+    sw_thread *thread = sw_zalloc_lines(sizeof *thread);
+    sw_fnstat *stats = sw_zalloc_lines(SW_NFN * sizeof *stats);
     pthread_mutex_lock(&sw_job.lock);
     if (!thread || !stats || sw_job.nthreads >= sw_job.cfg.max_threads) {
         sw_job.partial = 1;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -42,24 +43,31 @@
 #define SW_DTCACHE       8
 #define SW_FORTRAN_SITES 64
 
-typedef struct {
+/* Cache-line aligned: a call's counters (calls to bytes) share one line. */
+typedef struct __attribute__((aligned(64))) {
     uint64_t calls, ticks, tmin, tmax, bytes;
     uint64_t hist[SW_NBINS];
 } sw_fnstat;
 
+/* One datatype size cache entry: what one lookup reads lies in one line. */
+typedef struct {
+    uintptr_t key;
+    uint32_t size; /* MPI_Type_size's int */
+    uint32_t epoch;
+} sw_dtslot;
+
 /* One thread that called MPI.  Its statistics need no lock: only it writes
  * them while the job runs; the log writer reads them after the window. */
-typedef struct sw_thread {
-    int depth;                    /* 1 while inside a recorded MPI call: nested calls are not counted */
-    unsigned own_left;            /* recorded calls until the next one sampled for own time (owntime.h) */
-    uint64_t mpi_ticks;           /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
-    sw_fnstat *stats;             /* SW_NFN entries */
-    sw_table peers;               /* sw_peer entries (p2p.h) */
-    uintptr_t dt_key[SW_DTCACHE]; /* small datatype -> size cache, see sw_type_size() */
-    uint64_t dt_size[SW_DTCACHE];
-    unsigned dt_epoch[SW_DTCACHE];
-    sw_table sites;      /* sw_site entries (sites.h) */
-    uint64_t call_bytes; /* bytes credited to the call in progress, for its site */
+typedef struct __attribute__((aligned(64))) sw_thread {
+    /* First line: what every recorded call reads and writes (hot.h). */
+    int depth;                /* 1 while inside a recorded MPI call: nested calls are not counted */
+    unsigned own_left;        /* recorded calls until the next one sampled for own time (owntime.h) */
+    uint64_t mpi_ticks;       /* time inside MPI, when calls cannot overlap (not MPI_THREAD_MULTIPLE) */
+    sw_fnstat *stats;         /* SW_NFN entries */
+    uint64_t call_bytes;      /* bytes credited to the call in progress, for its site */
+    sw_table sites;           /* sw_site entries (sites.h) */
+    sw_table peers;           /* sw_peer entries (p2p.h) */
+    sw_dtslot dt[SW_DTCACHE]; /* small datatype -> size cache, see sw_type_size() */
     /* Fortran call sites (sites.c): for a binding's return address, where on
      * the stack the user's return address lies, from sw_site_user's frame. */
     uintptr_t fortran_ra[SW_FORTRAN_SITES];
@@ -71,6 +79,7 @@ typedef struct sw_thread {
     uint64_t own_mark, own_rng, own_ticks;
     struct sw_thread *next;
 } sw_thread;
+_Static_assert(offsetof(sw_thread, dt) == 64, "the per-call fields fill the thread's first cache line");
 
 extern __thread sw_thread *sw_self __attribute__((tls_model("initial-exec")));
 extern volatile int sw_on; /* recording: after MPI_Init, before MPI_Finalize, not paused */
@@ -84,10 +93,9 @@ SW_HOT void sw_stat_add(sw_fnstat *s, uint64_t dt)
 {
     s->calls++;
     s->ticks += dt;
-    if (dt < s->tmin)
-        s->tmin = dt;
-    if (dt > s->tmax)
-        s->tmax = dt;
+    /* Conditional moves, not branches: the path after a long call stays straight. */
+    s->tmin = dt < s->tmin ? dt : s->tmin;
+    s->tmax = dt > s->tmax ? dt : s->tmax;
 }
 
 /* The shared tables' locks are taken only under MPI_THREAD_MULTIPLE. */

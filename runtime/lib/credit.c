@@ -9,9 +9,7 @@ uint64_t sw_type_size_slow(sw_thread *thread, unsigned slot, uintptr_t key, MPI_
     int size = 0;
     if (dt == MPI_DATATYPE_NULL || sw_pmpi.Type_size(dt, &size) != MPI_SUCCESS || size < 0)
         size = 0;
-    thread->dt_key[slot] = key;
-    thread->dt_size[slot] = (uint64_t)size;
-    thread->dt_epoch[slot] = sw_type_epoch;
+    thread->dt[slot] = (sw_dtslot){key, (uint32_t)size, sw_type_epoch};
     return (uint64_t)size;
 }
 

@@ -17,9 +17,9 @@ void sw_type_freed(void);
 /* The log2 size histogram's bin of an n-byte message. */
 SW_HOT unsigned sw_bin(uint64_t n)
 {
-    if (!n)
-        return 0;
-    unsigned b = 64u - (unsigned)__builtin_clzll(n);
+    /* Arithmetic, no branch (gcc made `n ? b : 0` one, taken for every
+     * message): n | 1 is never 0 and puts n = 0 in bin 1, minus 1 for it. */
+    unsigned b = 64u - (unsigned)__builtin_clzll(n | 1) - (n == 0);
     return b < SW_NBINS ? b : SW_NBINS - 1;
 }
 
@@ -42,31 +42,34 @@ SW_HOT uint64_t sw_type_size(MPI_Datatype dt)
     sw_thread *thread = sw_self;
     uintptr_t k = SW_KEY(dt);
     unsigned i = (unsigned)((k >> 3) ^ (k >> 11)) & (SW_DTCACHE - 1);
-    if (thread->dt_key[i] == k && thread->dt_epoch[i] == sw_type_epoch)
-        return thread->dt_size[i];
+    const sw_dtslot *e = &thread->dt[i];
+    if (SW_LIKELY(e->key == k && e->epoch == sw_type_epoch))
+        return e->size;
     return sw_type_size_slow(thread, i, k, dt);
 }
 
 SW_HOT uint64_t sw_bytes(MPI_Count count, MPI_Datatype dt)
 {
-    return count > 0 ? (uint64_t)count * sw_type_size(dt) : 0;
+    return SW_LIKELY(count > 0) ? (uint64_t)count * sw_type_size(dt) : 0;
 }
 
 /* What an MPI_Get_accumulate moves: with MPI_NO_OP it only fetches (the
  * result buffer; the origin arguments are ignored), with any other op the
- * origin goes to the target and the target's old data comes back.  The two
- * types are most often one: its size is looked up once. */
+ * origin goes to the target and the target's old data comes back.  The
+ * usual call, one type for both sides, takes one size lookup and no taken
+ * branch (the path after a long call); other calls take the general form. */
 SW_HOT uint64_t sw_get_accumulate_bytes(MPI_Count origin_count, MPI_Datatype origin_type, MPI_Count result_count,
                                         MPI_Datatype result_type, MPI_Op op)
 {
+    if (SW_LIKELY(result_count > 0 && origin_count > 0 && SW_KEY(origin_type) == SW_KEY(result_type))) {
+        uint64_t origin = op == MPI_NO_OP ? 0 : (uint64_t)origin_count;
+        return ((uint64_t)result_count + origin) * sw_type_size(result_type);
+    }
     /* A type is only asked its size when its count is positive (else it may be null). */
-    uint64_t result_size = result_count > 0 ? sw_type_size(result_type) : 0;
-    uint64_t fetched = result_count > 0 ? (uint64_t)result_count * result_size : 0;
+    uint64_t fetched = result_count > 0 ? (uint64_t)result_count * sw_type_size(result_type) : 0;
     if (op == MPI_NO_OP || origin_count <= 0)
         return fetched;
-    uint64_t origin_size =
-        result_count > 0 && SW_KEY(origin_type) == SW_KEY(result_type) ? result_size : sw_type_size(origin_type);
-    return fetched + (uint64_t)origin_count * origin_size;
+    return fetched + (uint64_t)origin_count * sw_type_size(origin_type);
 }
 
 /* Bytes a completed receive or read delivered.  Both MPIs keep that count, in

@@ -24,7 +24,7 @@ void sw_mt_leave(void)
     pthread_mutex_unlock(&sw_job.mt_lock);
 }
 
-void sw_own_sample(sw_thread *thread, uint64_t t0, uint64_t t1)
+__attribute__((cold)) void sw_own_sample(sw_thread *thread, uint64_t t0, uint64_t t1)
 {
     uint64_t now = sw_ticks(), mark = thread->own_mark;
     if (SW_UNLIKELY(!thread->own_rng)) { /* the thread's first call: where is the first block's sample? */

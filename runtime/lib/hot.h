@@ -13,8 +13,12 @@
  * intervals during which at least one thread is inside MPI. */
 void sw_mt_enter(void);
 void sw_mt_leave(void);
-/* The sampled call's end (owntime.h): out of line, once in SW_OWN_PERIOD calls. */
-__attribute__((cold, noinline)) void sw_own_sample(sw_thread *thread, uint64_t t0, uint64_t t1);
+/* The sampled call's end (owntime.h): out of line, once in SW_OWN_PERIOD calls.
+ * Not declared cold here: seen by the wrappers, gcc then moved the straight
+ * end of every recorded call (the site's count, the return) to the functions'
+ * .cold parts, a taken branch to another page after each call; its
+ * definition is cold (hot.c). */
+__attribute__((noinline)) void sw_own_sample(sw_thread *thread, uint64_t t0, uint64_t t1);
 
 SW_HOT sw_thread *sw_enter(void)
 {
