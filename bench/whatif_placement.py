@@ -10,13 +10,17 @@ run's compute beside it (the network model's error alone), then a summary over a
 Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
-                           [--flavours openmpi,mpich] [--repeats 3]
+                           [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
+
+--app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
+the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -56,13 +60,18 @@ def check_placement(log: Path, hostnames: list[str], per_node: int) -> None:
         raise SystemExit(f"{log}: ranks on {got}, the prediction assumes {want} (by {PLACEMENT})")
 
 
+def app_line(a, flavour: str, app: str) -> list[str]:
+    """The app's own command line, the bench's --app-args after its size."""
+    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args]
+
+
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
     """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
     for place, nodes in NODES.items():
         c = cluster_up(nodes, parse_rate(a.rate))
         for flavour in a.flavours:
             for app in a.apps:
-                exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
+                exe = app_line(a, flavour, app)
                 argv, env, per_node = launch_line(c, flavour, exe)
                 log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
                 check_placement(log, c.hostnames, per_node)
@@ -145,7 +154,7 @@ def pct(xs: list[float]) -> str:
     return ", ".join(f"{100 * x:+.0f}%" for x in xs)
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
                     help="amr is left out by default: Open MPI took 111 s for it at 4 ranks on one emulated node")
@@ -153,7 +162,13 @@ def main() -> int:
     ap.add_argument("--rate", default="1gbit")
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=3)
-    a = ap.parse_args()
+    ap.add_argument("--app-args", default=[], type=shlex.split,
+                    help='options added to every app\'s line, e.g. "--compute sleep --iters 4" (dft)')
+    return ap
+
+
+def main() -> int:
+    a = parser().parse_args()
     table = []
     with on_emulated_cluster() as tmp:
         links, shms = calibrate(a)
