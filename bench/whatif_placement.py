@@ -11,6 +11,7 @@ Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
+                           [--tcp-defaults] [--no-duplex]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
 the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
@@ -68,7 +69,7 @@ def app_line(a, flavour: str, app: str) -> list[str]:
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
     """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
     for place, nodes in NODES.items():
-        c = cluster_up(nodes, parse_rate(a.rate))
+        c = cluster_up(nodes, parse_rate(a.rate), tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             for app in a.apps:
                 exe = app_line(a, flavour, app)
@@ -136,7 +137,7 @@ def calibrate(a) -> tuple[dict, dict]:
     """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each)."""
     links, shms = {}, {}
     for flavour in a.flavours:
-        links[flavour] = link_network(flavour, a.rate)
+        links[flavour] = link_network(a, flavour, a.rate)
     cluster_down()
     for flavour in a.flavours:
         shms[flavour] = calibrate_with_collectives(flavour, eager_limit(flavour, True), f"shm-{flavour}", "",
@@ -164,6 +165,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--app-args", default=[], type=shlex.split,
                     help='options added to every app\'s line, e.g. "--compute sleep --iters 4" (dft)')
+    ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
+    ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
     return ap
 
 
