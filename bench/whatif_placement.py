@@ -11,7 +11,7 @@ Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
-                           [--tcp-defaults] [--no-duplex]
+                           [--tcp-defaults] [--no-duplex] [--queue 2ms]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
 the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
@@ -31,7 +31,8 @@ from whatif_cluster import link_network, summary, traced
 from scalewise.cluster import cluster_down
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import cluster_launch
-from scalewise.cluster.links import parse_rate, rate_text
+from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, rate_text
+from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -69,7 +70,7 @@ def app_line(a, flavour: str, app: str) -> list[str]:
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
     """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
     for place, nodes in NODES.items():
-        c = cluster_up(nodes, parse_rate(a.rate), tcp_defaults=a.tcp_defaults)
+        c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             for app in a.apps:
                 exe = app_line(a, flavour, app)
@@ -136,6 +137,7 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
 def calibrate(a) -> tuple[dict, dict]:
     """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each)."""
     links, shms = {}, {}
+    cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
         links[flavour] = link_network(a, flavour, a.rate)
     cluster_down()
@@ -155,6 +157,13 @@ def pct(xs: list[float]) -> str:
     return ", ".join(f"{100 * x:+.0f}%" for x in xs)
 
 
+def _queue(text: str) -> int:
+    try:
+        return parse_queue(text)
+    except ScalewiseError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
@@ -167,6 +176,8 @@ def parser() -> argparse.ArgumentParser:
                     help='options added to every app\'s line, e.g. "--compute sleep --iters 4" (dft)')
     ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
     ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
+    ap.add_argument("--queue", type=_queue, default=DEFAULT_QUEUE_US,
+                    help="how long a packet may wait in a link's queue (cluster up --queue), e.g. 100ms")
     return ap
 
 

@@ -28,4 +28,6 @@ def test_app_args_reach_the_apps_line_and_it_runs():
     assert done.returncode == 0, done.stderr
     assert "compute=sleep" in done.stdout and "status=PASS" in done.stdout
     assert f"check={(3 + 2 * 4 * 2) * 16 ** 3} " in done.stdout  # tiny: 16^3 grid, 4 bands; 2 iterations
-    assert bench.app_line(bench.parser().parse_args([]), "openmpi", "sem")[1:] == ["--size", "small"]
+    defaults = bench.parser().parse_args([])
+    assert bench.app_line(defaults, "openmpi", "sem")[1:] == ["--size", "small"]
+    assert defaults.queue == 2_000 and bench.parser().parse_args(["--queue", "100ms"]).queue == 100_000
