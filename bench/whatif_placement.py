@@ -10,13 +10,18 @@ run's compute beside it (the network model's error alone), then a summary over a
 Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
-                           [--flavours openmpi,mpich] [--repeats 3]
+                           [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
+                           [--tcp-defaults] [--no-duplex] [--queue 2ms]
+
+--app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
+the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -26,7 +31,8 @@ from whatif_cluster import link_network, summary, traced
 from scalewise.cluster import cluster_down
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import cluster_launch
-from scalewise.cluster.links import parse_rate, rate_text
+from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, rate_text
+from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
@@ -56,13 +62,18 @@ def check_placement(log: Path, hostnames: list[str], per_node: int) -> None:
         raise SystemExit(f"{log}: ranks on {got}, the prediction assumes {want} (by {PLACEMENT})")
 
 
+def app_line(a, flavour: str, app: str) -> list[str]:
+    """The app's own command line, the bench's --app-args after its size."""
+    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args]
+
+
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
     """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
     for place, nodes in NODES.items():
-        c = cluster_up(nodes, parse_rate(a.rate))
+        c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             for app in a.apps:
-                exe = [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size]
+                exe = app_line(a, flavour, app)
                 argv, env, per_node = launch_line(c, flavour, exe)
                 log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
                 check_placement(log, c.hostnames, per_node)
@@ -126,8 +137,9 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
 def calibrate(a) -> tuple[dict, dict]:
     """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each)."""
     links, shms = {}, {}
+    cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
-        links[flavour] = link_network(flavour, a.rate)
+        links[flavour] = link_network(a, flavour, a.rate)
     cluster_down()
     for flavour in a.flavours:
         shms[flavour] = calibrate_with_collectives(flavour, eager_limit(flavour, True), f"shm-{flavour}", "",
@@ -145,7 +157,14 @@ def pct(xs: list[float]) -> str:
     return ", ".join(f"{100 * x:+.0f}%" for x in xs)
 
 
-def main() -> int:
+def _queue(text: str) -> int:
+    try:
+        return parse_queue(text)
+    except ScalewiseError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
                     help="amr is left out by default: Open MPI took 111 s for it at 4 ranks on one emulated node")
@@ -153,7 +172,17 @@ def main() -> int:
     ap.add_argument("--rate", default="1gbit")
     ap.add_argument("--flavours", default="openmpi,mpich", type=lambda s: s.split(","))
     ap.add_argument("--repeats", type=int, default=3)
-    a = ap.parse_args()
+    ap.add_argument("--app-args", default=[], type=shlex.split,
+                    help='options added to every app\'s line, e.g. "--compute sleep --iters 4" (dft)')
+    ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
+    ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
+    ap.add_argument("--queue", type=_queue, default=DEFAULT_QUEUE_US,
+                    help="how long a packet may wait in a link's queue (cluster up --queue), e.g. 100ms")
+    return ap
+
+
+def main() -> int:
+    a = parser().parse_args()
     table = []
     with on_emulated_cluster() as tmp:
         links, shms = calibrate(a)

@@ -6,6 +6,7 @@
  * the block is re-orthonormalised by Cholesky-QR (one Allreduce of the
  * M x M overlap). Parameters are Bcast from rank 0 at start-up. */
 #include "fft3d.h"
+#include "sleeping.h"
 #include "swproxy.h"
 
 #include <complex.h>
@@ -190,7 +191,16 @@ int main(int argc, char **argv)
     ipar[2] = (int)sw_flag_long("--iters", 1, 100000, 6, 10, 50);
     dpar[0] = sw_flag_double("--spacing", 0.01, 10.0, 0.5, 0.5, 0.5);
     dpar[1] = sw_flag_double("--v0", 0.0, 100.0, 1.0, 1.0, 1.0);
+    const char *mode = sw_flag_text("--compute", "real", "real, or sleep: the same messages, the arithmetic slept");
+    const char *rate_text = sw_flag_text("--compute-rate", "1", "Gflop/s at which --compute sleep sleeps");
     sw_args_end();
+    int sleeping = strcmp(mode, "sleep") == 0;
+    if (!sleeping && strcmp(mode, "real") != 0)
+        sw_args_fail("bad value for --compute: must be real or sleep");
+    char *rate_end;
+    double rate = strtod(rate_text, &rate_end);
+    if (*rate_end != '\0' || !(rate >= 1e-3 && rate <= 1e6))
+        sw_args_fail("bad value for --compute-rate: a number of Gflop/s in [0.001, 1e6]");
     if (ipar[0] & (ipar[0] - 1))
         sw_args_fail("bad value for --n: must be a power of two (radix-2 FFT)");
     if (ipar[0] < nranks)
@@ -204,6 +214,12 @@ int main(int argc, char **argv)
     d.len = d.n * d.h;
     d.dv = d.h * d.h * d.h;
     fft3d_init(&d.fft, d.n, rank, nranks);
+    if (sleeping) {
+        int status = dft_sleeping_run(&d.fft, d.bands, iters, rate);
+        fft3d_free(&d.fft);
+        MPI_Finalize();
+        return status;
+    }
     d.npts = fft3d_real_size(&d.fft);
     setup(&d, dpar[1]);
     d.psi = malloc(sizeof(double complex) * d.npts * m);

@@ -134,12 +134,10 @@ static void fft_columns(fft3d *p, double complex *a, int inverse)
         fft_lines(p, a + y * n * n, n, 1, n, inverse);
 }
 
-void fft3d_forward(fft3d *p, const double complex *in, double complex *out)
+/* The forward transpose: z-slabs [z][y][x] in `work` to y-slabs [y][z][x] in `out`. */
+static void transpose_forward(fft3d *p, const double complex *work, double complex *out)
 {
     long n = p->n;
-    double complex *work = p->recvbuf; /* free until the transpose */
-    memcpy(work, in, sizeof(double complex) * fft3d_real_size(p));
-    fft_planes(p, work, 0);
     for (int s = 0; s < p->nranks; s++)
         for (int z = 0; z < p->nz; z++)
             memcpy(p->sendbuf + p->sdispl[s] + (long)z * p->ycount[s] * n,
@@ -152,16 +150,12 @@ void fft3d_forward(fft3d *p, const double complex *in, double complex *out)
                 memcpy(out + (y * n + p->zstart[r] + z) * n,
                        p->recvbuf + p->rdispl[r] + ((long)z * p->ny + y) * n,
                        sizeof(double complex) * n);
-    fft_columns(p, out, 0);
 }
 
-void fft3d_inverse(fft3d *p, const double complex *in, double complex *out)
+/* The transpose back: what the forward one received is sent. */
+static void transpose_inverse(fft3d *p, const double complex *work, double complex *out)
 {
     long n = p->n;
-    double complex *work = p->recvbuf; /* free until the transpose */
-    memcpy(work, in, sizeof(double complex) * fft3d_recip_size(p));
-    fft_columns(p, work, 1);
-    /* The transpose back: what the forward one received is sent. */
     for (int r = 0; r < p->nranks; r++)
         for (int z = 0; z < p->zcount[r]; z++)
             for (int y = 0; y < p->ny; y++)
@@ -174,8 +168,34 @@ void fft3d_inverse(fft3d *p, const double complex *in, double complex *out)
             memcpy(out + (z * n + p->ystart[s]) * n,
                    p->recvbuf + p->sdispl[s] + (long)z * p->ycount[s] * n,
                    sizeof(double complex) * p->ycount[s] * n);
+}
+
+void fft3d_forward(fft3d *p, const double complex *in, double complex *out)
+{
+    double complex *work = p->recvbuf; /* free until the transpose */
+    memcpy(work, in, sizeof(double complex) * fft3d_real_size(p));
+    fft_planes(p, work, 0);
+    transpose_forward(p, work, out);
+    fft_columns(p, out, 0);
+}
+
+void fft3d_inverse(fft3d *p, const double complex *in, double complex *out)
+{
+    long n = p->n;
+    double complex *work = p->recvbuf; /* free until the transpose */
+    memcpy(work, in, sizeof(double complex) * fft3d_recip_size(p));
+    fft_columns(p, work, 1);
+    transpose_inverse(p, work, out);
     fft_planes(p, out, 1);
     double scale = 1.0 / ((double)n * n * n);
     for (long i = 0; i < fft3d_real_size(p); i++)
         out[i] *= scale;
+}
+
+void fft3d_transpose(fft3d *p, const double complex *in, double complex *out, int inverse)
+{
+    if (inverse)
+        transpose_inverse(p, in, out);
+    else
+        transpose_forward(p, in, out);
 }

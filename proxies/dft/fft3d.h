@@ -30,5 +30,8 @@ long fft3d_recip_size(const fft3d *p);
  * MPI_Alltoallv each. `in` is left unchanged. */
 void fft3d_forward(fft3d *p, const double complex *in, double complex *out);
 void fft3d_inverse(fft3d *p, const double complex *in, double complex *out);
+/* The transform's transpose alone (no 1-D FFTs, no scaling): real layout to reciprocal
+ * layout, or back with `inverse`; the same MPI_Alltoallv as the transform. */
+void fft3d_transpose(fft3d *p, const double complex *in, double complex *out, int inverse);
 
 #endif

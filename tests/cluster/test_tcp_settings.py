@@ -1,11 +1,15 @@
 """The cluster's launch settings beyond the transport: Open MPI's TCP transport without its put
 protocol, so that a peer's control message does not wait behind bulk data in one socket (the
-cluster stands for an HPC interconnect), unless the cluster keeps each MPI's own settings."""
+cluster stands for an HPC interconnect), unless the cluster keeps each MPI's own settings; and ranks
+that yield their core when idle on nodes with more ranks than cores, under both MPIs."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from click.testing import CliRunner
 
@@ -65,3 +69,25 @@ def test_openmpi_moves_both_directions_of_an_exchange_at_once(two_nodes):
     one_way = measure("openmpi", sizes=(BOTH_WAYS_BYTES,), reps=3, launcher=on_nodes, pause=rest)[BOTH_WAYS_BYTES]
     ratios = both_ways_ratios("openmpi", one_way, launcher=on_nodes, pause=rest, launches=5)
     assert all(r < HALF_DUPLEX_RATIO for r in ratios), ratios
+
+
+def _yield(argv: list[str]) -> list[str]:
+    return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == "mpi_yield_when_idle"]
+
+
+def test_ranks_yield_when_idle_on_oversubscribed_nodes_under_both_mpis(emulation):
+    # 4 ranks on this machine's cores at every placement the placement bench runs: 1 node, 2 x 2, 4 x 1
+    ompi, mpich = (str(build_dir() / f / "proxies" / "sem") for f in ("openmpi", "mpich"))
+    for nodes in (1, 2, 4):
+        c = cluster_up(nodes, parse_rate("1gbit"))
+        if c.cpus_total >= 4:
+            pytest.skip(f"{c.cpus_total} cores: 4 ranks are not oversubscribed here")
+        line = cluster_launch(c, ["mpirun", "-np", "4", ompi, "--size", "tiny"])
+        assert line.oversubscribed and _yield(line.argv) == ["1"], (nodes, line.argv)
+        done = subprocess.run(line.argv, env=line.env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and "status=PASS" in done.stdout, done.stderr
+        assert cluster_launch(c, ["mpiexec.mpich", "-n", "4", mpich]).env["SCALEWISE_YIELD_WHEN_IDLE"] == "64"
+    # the user's own setting wins; a node with a core for each rank does not yield
+    own = cluster_launch(c, ["mpirun", "-np", "4", ompi], base_env={"OMPI_MCA_mpi_yield_when_idle": "0"})
+    assert _yield(own.argv) == []
+    assert _yield(cluster_launch(c, ["mpirun", "-np", "1", ompi]).argv) == []

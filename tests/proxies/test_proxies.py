@@ -112,7 +112,9 @@ BAD_ARGS = {
     "amr": [(["--tiles", "x"], "--tiles"), (["--tile-cells", "100000"], "--tile-cells"),
             (["--regrid-every", ""], "--regrid-every"), (["stray"], "stray")],
     "dft": [(["--n", "12"], "--n"), (["--bands", "0"], "--bands"),
-            (["--spacing", "-1"], "--spacing"), (["--n", "16", "--n", "32"], "--n")],
+            (["--spacing", "-1"], "--spacing"), (["--n", "16", "--n", "32"], "--n"),
+            (["--compute", "fast"], "--compute"), (["--compute", "sleep", "--compute-rate", "0"], "--compute-rate"),
+            (["--compute-rate", "1x"], "--compute-rate")],
 }
 
 
