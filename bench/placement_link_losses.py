@@ -13,8 +13,9 @@ import re
 import subprocess
 
 from common import ROOT, on_emulated_cluster
+from whatif_placement import launch_line
+
 from scalewise.cluster.emulated import cluster_up
-from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.links import parse_rate
 
 APP = ["--size", "small", "--compute", "sleep", "--iters", "5"]
@@ -45,15 +46,14 @@ def main() -> None:
             for nodes in (4, 2):
                 c = cluster_up(nodes, parse_rate("100mbit"), queue_us=queue_us, tcp_defaults=False)
                 for flavour in ("openmpi", "mpich"):
-                    words = ["mpirun", "-np", "4"] if flavour == "openmpi" else ["mpiexec.mpich", "-n", "4"]
-                    line = cluster_launch(c, [*words, str(ROOT / "build" / flavour / "proxies" / "dft"), *APP],
-                                          flavour=flavour)
+                    # the placement bench's own 4-rank line
+                    argv, env, _ = launch_line(c, flavour, [str(ROOT / "build" / flavour / "proxies" / "dft"), *APP])
                     before = counters(c)
-                    done = subprocess.run(line.argv, env=line.env, capture_output=True, text=True, timeout=600)
+                    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
                     after = counters(c)
                     app = re.search(r"wall=([\d.]+) .*status=(\w+)", done.stdout)
                     if done.returncode != 0 or not app or app.group(2) != "PASS":
-                        raise SystemExit(f"{' '.join(line.argv)}: exit {done.returncode}: {done.stderr[-300:]}")
+                        raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr[-300:]}")
                     d, r, t = (a - b for a, b in zip(after, before))
                     print(f"| {queue_us / 1000:g} ms | {nodes} x {4 // nodes} "
                           f"| {flavour} | {float(app.group(1)):.2f} s | {d:,} | {r:,} | {t} |", flush=True)

@@ -18,14 +18,18 @@ from scalewise.cluster import cluster_up, current_cluster, parse_rate
 from scalewise.cluster.launching import CONTROL_APART, cluster_launch, pair_launcher
 from scalewise.launch.preload import build_dir
 from scalewise.whatif.calibrate.measure import cluster_shaping
-from scalewise.whatif.calibrate.pingpong import BOTH_WAYS_BYTES, HALF_DUPLEX_RATIO, both_ways_ratios, measure, rest_for
+from scalewise.whatif.calibrate.pingpong import BOTH_WAYS_BYTES, HALF_DUPLEX_RATIO, exchange_launches, measure, rest_for
 
 NO_PUT = "send,inplace,need-ack,need-csum,hetero-rdma"
 
 
+def _mca(argv: list[str], name: str) -> list[str]:
+    """Every value the launch line sets for the MCA parameter ``name``."""
+    return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == name]
+
+
 def _flags(argv: list[str]) -> list[str]:
-    """Every btl_tcp_flags value the launch line sets."""
-    return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == "btl_tcp_flags"]
+    return _mca(argv, "btl_tcp_flags")
 
 
 def test_openmpi_launches_drop_put_unless_the_cluster_keeps_the_defaults(two_nodes):
@@ -67,12 +71,12 @@ def test_openmpi_moves_both_directions_of_an_exchange_at_once(two_nodes):
     on_nodes = pair_launcher(c, "openmpi", "the exchange test")
     rest = rest_for(cluster_shaping(c))
     one_way = measure("openmpi", sizes=(BOTH_WAYS_BYTES,), reps=3, launcher=on_nodes, pause=rest)[BOTH_WAYS_BYTES]
-    ratios = both_ways_ratios("openmpi", one_way, launcher=on_nodes, pause=rest, launches=5)
+    ratios, _ = exchange_launches("openmpi", one_way, launcher=on_nodes, pause=rest, launches=5)
     assert all(r < HALF_DUPLEX_RATIO for r in ratios), ratios
 
 
 def _yield(argv: list[str]) -> list[str]:
-    return [argv[i + 2] for i in range(len(argv) - 2) if argv[i] == "--mca" and argv[i + 1] == "mpi_yield_when_idle"]
+    return _mca(argv, "mpi_yield_when_idle")
 
 
 def test_ranks_yield_when_idle_on_oversubscribed_nodes_under_both_mpis(emulation):

@@ -130,8 +130,8 @@ def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line
     # the cluster's own settings yield to the user's, given on the line or as a variable
     apart = {k: v for k, v in control_apart(c, line).items() if f"OMPI_MCA_{k}" not in env}
     if oversubscribed and "OMPI_MCA_mpi_yield_when_idle" not in env:
-        # More ranks than the node's cores: a waiting rank yields its core, as MPICH's do (preload.
-        # with_mpich_ucx).  Open MPI yields by itself only when the hostfile's slots are too few,
+        # More ranks than the node's cores: a waiting rank yields its core, as MPICH's do
+        # (preload.with_mpich_ucx).  Open MPI yields by itself only when the hostfile's slots are too few,
         # and the cluster's hostfile gives a node as many slots as it gets ranks.
         apart["mpi_yield_when_idle"] = "1"
     for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names) | apart)):

@@ -151,15 +151,23 @@ def measure(flavour: str, hosts: list[str] | None = None, sizes=SIZES, reps: int
     return measure_both(flavour, hosts, sizes, reps, launcher, pause)[statistic]
 
 
-def stream_time(flavour: str, hosts: list[str] | None, launcher: PairCommand | None, reps: int, statistic: str,
-                msgs: int, size: int = 8, pause: float = 0.0) -> float:
-    """Seconds the slower rank takes for ``msgs`` messages of ``size`` bytes each way, back to back."""
+def stream_times(flavour: str, hosts: list[str] | None, launcher: PairCommand | None, reps: int, msgs: int,
+                 size: int = 8, pause: float = 0.0, what: str | None = None) -> dict[str, float]:
+    """Seconds the slower rank takes for ``msgs`` messages of ``size`` bytes each way, back to back,
+    by statistic (``median``, ``best``, ``mean`` of the ``reps`` repetitions); ``what`` names the
+    messages in the error when the ping-pong prints none."""
     args = ["--sizes", "0", "--reps", str(reps), "--stream", str(msgs), "--stream-bytes", str(size),
             *pause_args(pause)]
     stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
     if len(stream) != 1:
-        raise ScalewiseError(f"calibrate: the ping-pong printed no stream of {size}-byte messages")
-    return float(stream[0][_COLUMN[statistic]]) * 1e-6
+        raise ScalewiseError(f"calibrate: the ping-pong printed no {what or f'stream of {size}-byte messages'}")
+    return {k: float(stream[0][column]) * 1e-6 for k, column in _COLUMN.items()}
+
+
+def stream_time(flavour: str, hosts: list[str] | None, launcher: PairCommand | None, reps: int, statistic: str,
+                msgs: int, size: int = 8, pause: float = 0.0) -> float:
+    """stream_times' ``statistic``."""
+    return stream_times(flavour, hosts, launcher, reps, msgs, size, pause)[statistic]
 
 
 def stream_msgs(size: int) -> int:
@@ -281,25 +289,18 @@ def exchange_ratios(flavour: str, one_way: float, hosts: list[str] | None = None
     statistic: ``median`` (duplex_terms: Open MPI's took 2.0 times in most exchanges and 1.0 in
     some, in 6 launches of 5 each, so the fastest says the wrong thing) and ``mean`` (its slow ones
     included; reported beside, not a term)."""
-    args = ["--sizes", "0", "--reps", str(reps), "--stream", "1", "--stream-bytes", str(BOTH_WAYS_BYTES),
-            *pause_args(pause)]
-    stream = _STREAM.findall(_pingpong(flavour, hosts, launcher, args))
-    if len(stream) != 1:
-        raise ScalewiseError(f"calibrate: the ping-pong printed no exchange of {human_bytes(BOTH_WAYS_BYTES)}")
-    return {k: float(stream[0][_COLUMN[k]]) * 1e-6 / one_way for k in ("median", "mean")}
+    took = stream_times(flavour, hosts, launcher, reps, 1, BOTH_WAYS_BYTES, pause,
+                        what=f"exchange of {human_bytes(BOTH_WAYS_BYTES)}")
+    return {k: took[k] / one_way for k in ("median", "mean")}
 
 
-def both_ways_ratio(flavour: str, one_way: float, hosts: list[str] | None = None, launcher: PairCommand | None = None,
-                    pause: float = 0.0, reps: int = BOTH_WAYS_REPS) -> float:
-    """The median exchange's ratio of exchange_ratios in one launch."""
-    return exchange_ratios(flavour, one_way, hosts, launcher, pause, reps)["median"]
-
-
-def both_ways_ratios(flavour: str, one_way: float, hosts: list[str] | None = None,
-                     launcher: PairCommand | None = None, pause: float = 0.0,
-                     launches: int = BOTH_WAYS_LAUNCHES) -> tuple[float, ...]:
-    """both_ways_ratio in each of ``launches`` launches."""
-    return tuple(both_ways_ratio(flavour, one_way, hosts, launcher, pause) for _ in range(launches))
+def exchange_launches(flavour: str, one_way: float, hosts: list[str] | None = None,
+                      launcher: PairCommand | None = None, pause: float = 0.0,
+                      launches: int = BOTH_WAYS_LAUNCHES) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """exchange_ratios in each of ``launches`` launches: their median exchanges' ratios (what
+    duplex_terms reads), then their mean exchanges' ratios (reported beside)."""
+    each = [exchange_ratios(flavour, one_way, hosts, launcher, pause) for _ in range(launches)]
+    return tuple(x["median"] for x in each), tuple(x["mean"] for x in each)
 
 
 def duplex_terms(ratios: tuple[float, ...]) -> tuple[dict[str, object], str | None]:
@@ -332,7 +333,7 @@ class Calibration:
     overhead: float
     doubts: tuple[str, ...] = ()
     overheads: dict[int, float] | None = None
-    both_ways_launches: tuple[float, ...] = ()  # both_ways_ratio in each launch, on a shaped link
+    both_ways_launches: tuple[float, ...] = ()  # the median exchange's ratio in each launch, on a shaped link
     both_ways_means: tuple[float, ...] = ()  # the mean exchange's ratio in each launch (exchange_ratios)
 
     @property
@@ -347,7 +348,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
                    measure_duplex: bool = True) -> Calibration:
     """The whole point-to-point calibration: the ping-pong sweep (rested before each round trip on
     a shaped link), the streams that give ``o``, the payload share of a shaped link, the fit,
-    whether a shaped link's transport moves both directions at once (both_ways_ratio), and the
+    whether a shaped link's transport moves both directions at once (exchange_launches), and the
     checks of trust (calibration_doubts)."""
     both = measure_both(flavour, hosts, reps=reps, launcher=launcher, pause=rest_for(shaping))
     o = measure_overheads(flavour, both[statistic], hosts, reps=reps, launcher=launcher, statistic=statistic,
@@ -362,10 +363,7 @@ def calibrate_link(flavour: str, eager_limit: int, name: str, description: str, 
     # term when they disagree (under load a single disturbed exchange read as half duplex, and an
     # MPICH calibration at load 3-4 then predicted dft 33-74% slow across links).
     if measure_duplex and shaping and BOTH_WAYS_BYTES in both[statistic]:
-        launches = [exchange_ratios(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
-                    for _ in range(BOTH_WAYS_LAUNCHES)]
-        ratios = tuple(x["median"] for x in launches)
-        means = tuple(x["mean"] for x in launches)
+        ratios, means = exchange_launches(flavour, both["best"][BOTH_WAYS_BYTES], hosts, launcher, rest_for(shaping))
         terms, duplex_doubt = duplex_terms(ratios)
         net = net.model_copy(update=terms)
     doubts = calibration_doubts(both, shaping) + ((duplex_doubt,) if duplex_doubt else ())
