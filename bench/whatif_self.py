@@ -9,18 +9,25 @@ The cluster's launches keep control messages apart from bulk data (cluster/launc
 error is printed (and beside it the same trace replayed with exchanges as fast as one way: no
 `both_ways`), then a summary over all rounds.  Root; takes the cluster lock for each MPI and link in turn.
 
+With ``--keep DIR`` each round's log and trace and each link's calibrated network (.yaml) are kept there,
+to replay the same trace again with one term of the model changed.  ``--by-function`` prints, per round,
+each MPI function's replayed time less its measured time and the replay's compute less the run's (ms
+summed over the ranks): where the replay is short.
+
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
-                      [--tcp-defaults]
+                      [--tcp-defaults] [--keep DIR] [--by-function]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 from pathlib import Path
 
+import yaml
 from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import launch_settings, pair_launcher
@@ -46,6 +53,18 @@ def traced(flavour: str, line: tuple[list[str], dict[str, str]], out: Path) -> t
     return job.logs[0], job.traces[0]
 
 
+def by_function(w) -> str:
+    """Each MPI function's replayed time less its measured time, and the same for compute (ms, all ranks)."""
+    f = w.functions.drop(index=[n for n in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize") if n in w.functions.index])
+    net = w.networks[0]
+    parts = [f"{name} {1e3 * (row[net] - row['measured']):+.1f} of {1e3 * row['measured']:.1f}"
+             for name, row in f.iterrows() if abs(row[net] - row["measured"]) >= 5e-4]
+    s = w.summary
+    parts.append(f"compute {1e3 * (s.loc[net, 'compute'] - s.loc['measured', 'compute']):+.1f} of "
+                 f"{1e3 * s.loc['measured', 'compute']:.1f}")
+    return "; ".join(parts)
+
+
 def summary(errors: list[float]) -> str:
     absolute = [abs(e) for e in errors]
     return (f"{len(errors)} rounds: median absolute error {100 * statistics.median(absolute):.1f}%, "
@@ -62,7 +81,11 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
     ap.add_argument("--queue", type=parse_queue, default=DEFAULT_QUEUE_US, help="the links' queue (cluster up --queue)")
     ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
+    ap.add_argument("--keep", type=Path, help="keep each round's log and trace and each link's network here")
+    ap.add_argument("--by-function", action="store_true", help="print where each round's replay differs, by function")
     a = ap.parse_args()
+    if a.keep:
+        a.keep.mkdir(parents=True, exist_ok=True)
     rows, everything = [], []
     print(f"links' queue: {queue_text(a.queue)}", flush=True)
     for flavour in a.flavours:
@@ -83,6 +106,8 @@ def main() -> int:
                       f"{', '.join(f'{r:.2f}' for r in cal.both_ways_means)}; {cal.network.duplex} duplex, "
                       f"both_ways {cal.network.both_ways}; one way, mean over fastest: {mean_one}; "
                       f"doubts {cal.doubts or 'none'}", flush=True)
+                if a.keep:
+                    (a.keep / f"{flavour}-{rate}.yaml").write_text(yaml.safe_dump(cal.network.model_dump()))
                 for app in a.apps:
                     errs, shares, hosts, errs_plain = [], [], [], []
                     for k in range(a.repeats):
@@ -94,6 +119,12 @@ def main() -> int:
                         w = compare(replay(tr, [cal.network], library=flavour, host=host), profile)
                         e = against_measured(w).iloc[0]
                         errs.append(float(e["wall_change"]))
+                        if a.by_function:
+                            print(f"  {flavour} {app} {rate} round {k + 1}: {100 * errs[-1]:+.1f}%; replay less "
+                                  f"measured, ms: {by_function(w)}", flush=True)
+                        if a.keep:
+                            for f in (log, trace):
+                                shutil.copy(f, a.keep / f"{flavour}-{rate}-{app}-{k}{''.join(f.suffixes)}")
                         # the same trace with exchanges as fast as one way (no both_ways), beside
                         plain = cal.network.model_copy(update={"both_ways": None})
                         w0 = compare(replay(tr, [plain], library=flavour, host=host), profile)
