@@ -12,7 +12,8 @@ import pytest
 
 from scalewise import whatif
 from scalewise.whatif.calibrate.pingpong import (HALF_DUPLEX_RATIO, SIZES, calibration_doubts, duplex_terms,
-                                                 exchange_ratios, fit, measure_both, measure_overheads, payload_share)
+                                                 exchange_ratios, fit, link_payload_share, measure_both, measure_overheads,
+                                                 payload_share)
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
@@ -150,6 +151,15 @@ def test_a_busy_or_off_link_calibration_says_why_it_is_not_trusted():
     assert "busy" in busy and "70 times" in busy
     [slow] = calibration_doubts(_points(best, 1.0), shaping.model_copy(update={"payload_share": 0.5}))
     assert "50% of the link's configured 0.1 Gbit/s" in slow
+
+
+def test_a_shaped_links_payload_share_is_its_median_round_trips_rate():
+    # the fastest round trips carry 95% of the rate as payload, the median ones 85%: the link is given 85%
+    shaping = Shaping(rate_gbit_s=1.0, bucket_bytes=65536)
+    points = {name: {s: 10e-6 + max(s - share * 65536, 0) / (shaping.bytes_per_second * share) for s in SIZES}
+              for name, share in (("best", 0.95), ("median", 0.85))}
+    assert link_payload_share(points, shaping) == 0.85
+    assert link_payload_share({**points, "median": points["best"]}, shaping) == 0.95
 
 
 def test_a_shaped_link_charges_its_headers_to_the_bucket():
