@@ -10,7 +10,9 @@ round's error is printed and summarised over all rounds; cells with a
 held-out app or link rate (never used while the model was fitted or changed)
 are summarised on their own.  Root; holds the cluster lock.  ``--tcp-defaults``: each MPI's own TCP
 settings (`cluster up --tcp-defaults`); ``--no-duplex``: calibrations without the both-ways
-exchanges (`calibrate --no-duplex`), as before calibrate measured them by default.
+exchanges (`calibrate --no-duplex`), as before calibrate measured them by default.  The last lines
+replay the same rounds with each link's payload share from its fastest round trips (calibrate's median
+ones are the term): what that term changes on the same runs.
 
 usage: whatif_cluster.py [--apps sem,ocean,amr,dft] [--size small] [--rates 100mbit,1gbit,10gbit]
                          [--flavours openmpi,mpich] [--repeats 5] [--held-out ocean,amr,400mbit]
