@@ -225,7 +225,9 @@ def fit(points: dict[int, float], eager_limit: int, name: str, description: str,
     measure_overheads, read between the sizes on a line and flat beyond them)
     is taken out of each range's intercept, which is ``2o + L`` in the model,
     at the range's upper size, and never more than half of it: the ping-pong
-    is still reproduced at every measured size."""
+    is still reproduced at every measured size (beyond a shaped link's bucket,
+    where ``shaping`` holds a slower payload share than ``points``, as
+    calibrate_link's from the median round trips, the share's time)."""
     if len(points) < 2:
         raise ScalewiseError("calibrate: fewer than 2 message sizes measured")
     sizes = sorted(points)
