@@ -13,7 +13,12 @@ without the profiler (both sides then call the library: an A/A test, whose
 interval is how far apart the method puts two identical calls).  Runs with
 and without the profiler alternate.
 
-usage: overhead_paired.py [--iters N] [--reps R] [--runs K] [--flavours openmpi,mpich] [--cpu] [--build DIR]
+usage: overhead_paired.py [--iters N] [--reps R] [--runs K] [--flavours openmpi,mpich] [--cpu]
+                          [--build DIR | --preload FILE]
+
+--preload measures another interposer in the profiler's place ("{flavour}" in
+FILE is replaced by the MPI's name), e.g. bench/passthrough.c's, which does
+nothing but call the library: what interposition alone costs.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ def main() -> int:
     ap.add_argument("--flavours", default="openmpi,mpich")
     ap.add_argument("--cpu", action="store_true", help="time by thread CPU time, not wall time")
     ap.add_argument("--build", type=Path, help="a build/ folder whose libraries to measure (default: this tree's)")
+    ap.add_argument("--preload", help="another library to preload in the profiler's place ({flavour}: the MPI)")
     a = ap.parse_args()
     out = table("Added ns per call, bare and wrapped interleaved in one process: median [95% interval of the median]",
                 "MPI", "kernel", "bare ns/call, median", "added/call", "added vs blocking",
@@ -88,8 +94,10 @@ def main() -> int:
                             "-ldl"], check=True)
             samples: dict[str, dict[str, list[float]]] = {"prof": {}, "none": {}}
             bare: dict[str, list[float]] = {}
+            prof = (Path(a.preload.format(flavour=flavour)) if a.preload else
+                    a.build / flavour / "libscalewise.so" if a.build else library_path(flavour))
             for _ in range(a.runs):
-                for mode, pre in (("none", None), ("prof", a.build / flavour / "libscalewise.so" if a.build else library_path(flavour))):
+                for mode, pre in (("none", None), ("prof", prof)):
                     res, bare_ns = run(exe, flavour, a.iters, a.reps, pre, a.cpu, tmpd / "o.swlog")
                     for k, xs in bare_ns.items():
                         bare.setdefault(k, []).extend(xs)
