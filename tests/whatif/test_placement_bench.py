@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -31,3 +33,14 @@ def test_app_args_reach_the_apps_line_and_it_runs():
     defaults = bench.parser().parse_args([])
     assert bench.app_line(defaults, "openmpi", "sem")[1:] == ["--size", "small"]
     assert defaults.queue == 2_000 and bench.parser().parse_args(["--queue", "100ms"]).queue == 100_000
+
+
+def test_mpich_yield_option_takes_a_count_of_polls(capsys):
+    bench = _bench()
+    assert bench.parser().parse_args([]).mpich_yield_after is None  # the launch's own setting
+    assert bench.parser().parse_args(["--mpich-yield-after", "1"]).mpich_yield_after == 1
+    for bad in ("0", "-3", "x"):
+        with pytest.raises(SystemExit) as exited:
+            bench.parser().parse_args(["--mpich-yield-after", bad])
+        assert exited.value.code == 2
+        assert f"'{bad}' is not a count of polls" in capsys.readouterr().err
