@@ -11,7 +11,8 @@ Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
-                           [--tcp-defaults] [--no-duplex] [--queue 2ms]
+                           [--tcp-defaults] [--no-duplex] [--queue 2ms] [--mpich-yield-after N]
+                           [--shm-on-one-core] [--shm-statistic best]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
 the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
@@ -38,19 +39,25 @@ from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
-from scalewise.whatif.calibrate.pingpong import eager_limit
+from scalewise.launch.preload import YIELD_AFTER_IDLE_POLLS
+from scalewise.whatif.calibrate.pingpong import PairCommand, eager_limit, launch
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
 
 RANKS = 4
 HERE = "1 node"  # the recorded placement: every rank on one emulated node
 NODES = {HERE: 1, "2 x 2": 2, "4 x 1": 4}  # placement -> emulated nodes (RANKS spread evenly, by slot)
+YIELD = "SCALEWISE_YIELD_WHEN_IDLE"  # set by MPICH's launches on nodes with more ranks than cores
 PLACEMENT = "slot"  # how the launchers fill a hostfile of N slots per node: ranks 0..N-1 on the first node
 
 
-def launch_line(c, flavour: str, exe: list[str]) -> tuple[list[str], dict[str, str], int]:
-    """The 4-rank job across ``c``'s nodes, as `scalewise run --cluster` launches it; ranks per node."""
+def launch_line(c, flavour: str, exe: list[str], yield_after: int | None = None) -> tuple[list[str], dict[str, str], int]:
+    """The 4-rank job across ``c``'s nodes, as `scalewise run --cluster` launches it; ranks per node.
+    ``yield_after``: MPICH's idle polls before a yield where the launch yields (the launch's own 64
+    when None; runtime/compat/mpich_ucx.c)."""
     words = [OPENMPI_RUN, "-np", str(RANKS)] if flavour == "openmpi" else [MPICH_RUN, "-n", str(RANKS)]
     line = cluster_launch(c, [*words, *exe], flavour=flavour)
+    if yield_after is not None and YIELD in line.env:
+        line.env[YIELD] = str(yield_after)
     return line.argv, line.env, line.ranks_per_node
 
 
@@ -74,7 +81,7 @@ def record_round(a, k: int, runs: dict, tmp: Path) -> None:
         for flavour in a.flavours:
             for app in a.apps:
                 exe = app_line(a, flavour, app)
-                argv, env, per_node = launch_line(c, flavour, exe)
+                argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after)
                 log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
                 check_placement(log, c.hostnames, per_node)
                 runs.setdefault((flavour, place, app), []).append((log, trace))
@@ -134,16 +141,35 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
     return out
 
 
+def pair_on_one_core(a, flavour: str) -> PairCommand:
+    """The shared-memory calibration's 2 ranks on one of this host's cores, yielding when idle as the
+    bench's launches do on nodes with more ranks than cores: what a message inside a node costs when
+    its 2 ranks share a core, as at 1 node x 4 ranks on 2 cores and at 2 x 2 on one core per node.
+    MPICH 4.0's shared memory copies a large message through shared cells, so it moves only while
+    both ranks run; Open MPI's receiver copies it from the sender's memory (CMA) alone."""
+    def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+        cmd, env = launch(flavour, None, argv)
+        if flavour == "mpich":
+            env[YIELD] = str(a.mpich_yield_after or YIELD_AFTER_IDLE_POLLS)
+        else:  # one core for 2 ranks: oversubscribed, as the cluster's launches say it
+            env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+            cmd = [cmd[0], "--oversubscribe", *cmd[1:]]
+        return ["taskset", "-c", str(min(os.sched_getaffinity(0))), *cmd], env
+    return launcher
+
+
 def calibrate(a) -> tuple[dict, dict]:
-    """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each)."""
+    """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each; on
+    one core with --shm-on-one-core)."""
     links, shms = {}, {}
     cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
         links[flavour] = link_network(a, flavour, a.rate)
     cluster_down()
     for flavour in a.flavours:
-        shms[flavour] = calibrate_with_collectives(flavour, eager_limit(flavour, True), f"shm-{flavour}", "",
-                                                   reps=30).network
+        shms[flavour] = calibrate_with_collectives(
+            flavour, eager_limit(flavour, True), f"shm-{flavour}", "", reps=30, statistic=a.shm_statistic,
+            launcher=pair_on_one_core(a, flavour) if a.shm_on_one_core else None).network
     for flavour in a.flavours:
         for what, net in (("link", links[flavour]), ("shared memory", shms[flavour])):
             ranges = "; ".join(f"up to {r.upto:g} B: L {r.latency_us:.2f} us, o {r.overhead_us:.2f} us, "
@@ -164,6 +190,12 @@ def _queue(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _polls(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--mpich-yield-after: '{text}' is not a count of polls (1 or more)")
+    return int(text)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
@@ -178,6 +210,15 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
     ap.add_argument("--queue", type=_queue, default=DEFAULT_QUEUE_US,
                     help="how long a packet may wait in a link's queue (cluster up --queue), e.g. 100ms")
+    ap.add_argument("--mpich-yield-after", type=_polls, default=None, metavar="N",
+                    help="MPICH's idle polls before it yields its core on a node with more ranks than cores "
+                         "(the launch's own 64 by default); 1 yields at every idle poll")
+    ap.add_argument("--shm-on-one-core", action="store_true",
+                    help="calibrate shared memory with its 2 ranks on one core, yielding when idle, as the "
+                         "placements' ranks share cores (2 ranks a core at 1 node and at 2 x 2 on this host)")
+    ap.add_argument("--shm-statistic", choices=("best", "median", "mean"), default="best",
+                    help="which of the shared-memory calibration's repetitions it fits (calibrate's fastest by "
+                         "default); on a shared core the fastest round trip is one no switch between the ranks delayed")
     return ap
 
 

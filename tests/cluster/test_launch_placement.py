@@ -35,3 +35,27 @@ def test_ranks_land_on_the_nodes_the_placement_prediction_assumes(emulation, mpi
         # 4 ranks on 2 nodes: ranks 0, 1 on the first (by slot); by node would give 0, 2 there instead
         expected = [c.hostnames[n] for n in nodes_of(4, 4 // nodes, "slot")]
         assert hosts.sort_index().tolist() == expected, (nodes, hosts.to_dict())
+
+
+def test_placement_bench_sets_mpich_idle_polls_where_the_launch_yields(emulation, tmp_path):
+    """bench/whatif_placement.py --mpich-yield-after: MPICH's launches that yield (more ranks than the node's
+    cores) yield after that many idle polls; a launch that does not yield, and Open MPI's, are left as made."""
+    import sys
+    bench_dir = str(Path(__file__).resolve().parents[2] / "bench")
+    sys.path.insert(0, bench_dir)
+    try:
+        import whatif_placement as bench
+    finally:
+        sys.path.remove(bench_dir)
+    exe = [str(build_dir() / "mpich" / "proxies" / "dft"), "--size", "tiny", "--compute", "sleep", "--iters", "2"]
+    c = cluster_up(1, parse_rate("1gbit"))
+    own = bench.launch_line(c, "mpich", exe)[1][bench.YIELD]
+    argv, env, per_node = bench.launch_line(c, "mpich", exe, 1)
+    assert per_node == 4 and env[bench.YIELD] == "1" != own
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "status=PASS" in done.stdout, done.stderr
+    assert bench.YIELD not in bench.launch_line(c, "openmpi", exe, 1)[1]
+    c = cluster_up(4, parse_rate("1gbit"))
+    cores_each = min(len(n.cpus) for n in c.nodes)
+    if 4 <= c.cpus_total:  # one rank per node and enough cores: the launch does not yield, nor does the option
+        assert bench.YIELD not in bench.launch_line(c, "mpich", exe, 1)[1], cores_each

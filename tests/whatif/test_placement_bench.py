@@ -3,9 +3,12 @@ line it makes runs (dft with its arithmetic slept, as the placement measurement 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -31,3 +34,28 @@ def test_app_args_reach_the_apps_line_and_it_runs():
     defaults = bench.parser().parse_args([])
     assert bench.app_line(defaults, "openmpi", "sem")[1:] == ["--size", "small"]
     assert defaults.queue == 2_000 and bench.parser().parse_args(["--queue", "100ms"]).queue == 100_000
+
+
+def test_mpich_yield_option_takes_a_count_of_polls(capsys):
+    bench = _bench()
+    assert bench.parser().parse_args([]).mpich_yield_after is None  # the launch's own setting
+    assert bench.parser().parse_args(["--mpich-yield-after", "1"]).mpich_yield_after == 1
+    for bad in ("0", "-3", "x"):
+        with pytest.raises(SystemExit) as exited:
+            bench.parser().parse_args(["--mpich-yield-after", bad])
+        assert exited.value.code == 2
+        assert f"'{bad}' is not a count of polls" in capsys.readouterr().err
+
+
+def test_shared_memory_calibration_options():
+    bench = _bench()
+    a = bench.parser().parse_args([])
+    assert (a.shm_on_one_core, a.shm_statistic) == (False, "best")  # calibrate's own way
+    a = bench.parser().parse_args(["--shm-on-one-core", "--shm-statistic", "median", "--mpich-yield-after", "1"])
+    argv, env = bench.pair_on_one_core(a, "mpich")(["pingpong"])
+    assert argv[:3] == ["taskset", "-c", str(min(os.sched_getaffinity(0)))] and argv[-1] == "pingpong"
+    assert env[bench.YIELD] == "1" and a.shm_statistic == "median"
+    argv, env = bench.pair_on_one_core(a, "openmpi")(["pingpong"])
+    assert "--oversubscribe" in argv and env["OMPI_MCA_mpi_yield_when_idle"] == "1"
+    with pytest.raises(SystemExit):
+        bench.parser().parse_args(["--shm-statistic", "fastest"])
