@@ -28,7 +28,8 @@ STEP := scripts/step.sh
 system:
 	@$(STEP) "Debian packages" scripts/setup-system.sh core browser slurm cluster
 
-$(VENV)/.stamp: pyproject.toml
+# After the packages (python3-venv), which make -j would otherwise start beside it.
+$(VENV)/.stamp: pyproject.toml | system
 	@$(STEP) "Python venv" scripts/setup-venv.sh $(VENV)
 	@touch $@
 
