@@ -11,8 +11,11 @@ BUILD  := $(CURDIR)/build
 # when this file is parsed, would miss MPIs installed by this very run.
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+# The set-up steps that do not wait on each other run side by side (each
+# prints its line when done, scripts/step.sh); the test recipe stays in order.
+MAKEFLAGS += --jobs=2
 
-.PHONY: help setup system venv runtime replay proxies demo test validate bench clean
+.PHONY: help setup system venv runtime replay proxies pypi-mpis demo test validate bench clean
 
 help:
 	@echo "make demo   set up, then profile the bundled proxy apps and write the report"
@@ -25,7 +28,8 @@ STEP := scripts/step.sh
 system:
 	@$(STEP) "Debian packages" scripts/setup-system.sh core browser slurm cluster
 
-$(VENV)/.stamp: pyproject.toml
+# After the packages (python3-venv), which make -j would otherwise start beside it.
+$(VENV)/.stamp: pyproject.toml | system
 	@$(STEP) "Python venv" scripts/setup-venv.sh $(VENV)
 	@touch $@
 
@@ -40,7 +44,13 @@ proxies: system
 replay: system
 	@$(STEP) "replay engine" $(MAKE) --no-print-directory -C runtime/replay BUILD=$(BUILD)
 
-setup: system venv runtime replay proxies
+# The MPIs from PyPI the tests run under (tests/support/pypi_mpis.py): installed
+# into the user's cache, scalewise's runtime and proxy apps built for each into
+# build/pypi-mpis, so that no test pays for either.
+pypi-mpis: system venv
+	@$(STEP) "PyPI MPIs for the tests" $(VPY) tests/support/pypi_mpis.py
+
+setup: system venv runtime replay proxies pypi-mpis
 
 demo: setup
 	@scripts/demo.sh

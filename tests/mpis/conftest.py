@@ -1,6 +1,6 @@
 """Fixtures of the tests under PyPI's MPIs: each MPI installed once into the
-user's cache (tests/support/pypi_mpis.py), the runtime built for it on first use
-by scalewise itself into a cache that lives as long as the installs."""
+user's cache (tests/support/pypi_mpis.py), the runtime and proxy apps built for
+it by `make setup` into the checkout's build/pypi-mpis."""
 
 from __future__ import annotations
 

