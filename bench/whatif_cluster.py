@@ -97,6 +97,14 @@ def _spread(walls: list[float]) -> float:
     return (max(walls) - min(walls)) / statistics.median(walls)
 
 
+def replayed(tr, net, flavour: str, truth, host=None):
+    """``tr`` replayed on ``net`` against the measured run ``truth``, beside the same replay given the
+    measured run's compute (the network model's error alone)."""
+    preds = replay(tr, [net], library=flavour, host=host)
+    same = replay(tr, [net], library=flavour, host=host, compute_scale=measured_compute_scale(truth, preds[0]))
+    return compare(preds, truth, same_compute=same)
+
+
 def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
     """Every (source, target) pair: round k's source trace predicted on the target's calibrated link
     against round k's run measured there; every round's errors, and the round with the median wall
@@ -113,22 +121,11 @@ def cells(a, flavour: str, runs: dict, nets: dict) -> list[dict]:
                 for (source_log, trace), truth in zip(runs[(source, app)], measured):
                     tr = read_trace(trace)
                     host = host_costs(read_profile(source_log), tr.nranks)  # as `scalewise whatif` takes them
-                    preds = replay(tr, [nets[target]], library=flavour, host=host)
-                    # the same replay given the measured run's compute: the network model's error alone
-                    same = replay(tr, [nets[target]], library=flavour, host=host,
-                                  compute_scale=measured_compute_scale(truth, preds[0]))
-                    w = compare(preds, truth, same_compute=same)
-                    # the same two replays without the host cost per message: what that term changes
-                    bare = replay(tr, [nets[target]], library=flavour)
-                    bare_same = replay(tr, [nets[target]], library=flavour,
-                                       compute_scale=measured_compute_scale(truth, bare[0]))
-                    without = against_measured(compare(bare, truth, same_compute=bare_same)).iloc[0]
-                    # the same two replays with the payload share of the fastest round trips
-                    fast_net = nets[(target, FASTEST)]
-                    fast = replay(tr, [fast_net], library=flavour, host=host)
-                    fast_same = replay(tr, [fast_net], library=flavour, host=host,
-                                       compute_scale=measured_compute_scale(truth, fast[0]))
-                    fastest = against_measured(compare(fast, truth, same_compute=fast_same)).iloc[0]
+                    w = replayed(tr, nets[target], flavour, truth, host)
+                    # without the host cost per message: what that term changes
+                    without = against_measured(replayed(tr, nets[target], flavour, truth)).iloc[0]
+                    # with the payload share of the fastest round trips
+                    fastest = against_measured(replayed(tr, nets[(target, FASTEST)], flavour, truth, host)).iloc[0]
                     rounds.append((against_measured(w).iloc[0], w, without, fastest))
                 by_error = sorted(rounds, key=lambda r: r[0]["wall_change"])
                 e, w = by_error[len(by_error) // 2][:2]
@@ -164,24 +161,19 @@ def summary(label: str, table: list[dict]) -> str:
             f"median absolute wall error {100 * statistics.median(abs(w) for c in table for w in c['rounds_same_compute']):.1f}%")
 
 
-def without_host(label: str, table: list[dict]) -> str:
-    """The same rounds replayed without the traced run's host cost per message."""
-    walls = [abs(w) for c in table for w in c["rounds_without_host"]]
-    same = [abs(w) for c in table for w in c["rounds_same_compute_without_host"]]
-    if not walls:
-        return f"{label}, without the host cost per message: no cells"
-    return (f"{label}, the same runs without the host cost per message: median absolute wall error "
-            f"{100 * statistics.median(walls):.1f}%, within 15% {sum(x <= 0.15 for x in walls)}; given each run's "
-            f"measured compute: {100 * statistics.median(same):.1f}%")
+# The variants every round is replayed with beside the model's own answer: their table key and name.
+VARIANTS = {"without_host": "without the host cost per message",
+            "fastest_share": "with the fastest round trips' payload share"}
 
 
-def fastest_share(label: str, table: list[dict]) -> str:
-    """The same rounds replayed with the payload share of the fastest round trips."""
-    walls = [abs(w) for c in table for w in c["rounds_fastest_share"]]
-    same = [abs(w) for c in table for w in c["rounds_same_compute_fastest_share"]]
+def variant(label: str, table: list[dict], key: str) -> str:
+    """The same rounds replayed as variant ``key`` (VARIANTS): median absolute wall error, within 15%,
+    and given each run's measured compute."""
+    walls = [abs(w) for c in table for w in c[f"rounds_{key}"]]
+    same = [abs(w) for c in table for w in c[f"rounds_same_compute_{key}"]]
     if not walls:
-        return f"{label}, with the fastest round trips' payload share: no cells"
-    return (f"{label}, the same runs with the fastest round trips' payload share: median absolute wall error "
+        return f"{label}, {VARIANTS[key]}: no cells"
+    return (f"{label}, the same runs {VARIANTS[key]}: median absolute wall error "
             f"{100 * statistics.median(walls):.1f}%, within 15% {sum(x <= 0.15 for x in walls)}; given each run's "
             f"measured compute: {100 * statistics.median(same):.1f}%")
 
@@ -228,10 +220,9 @@ def main() -> int:
     print()
     print(summary("development set", [c for c in table if not c["held_out"]]))
     print(summary("held-out set", [c for c in table if c["held_out"]]))
-    print(without_host("development set", [c for c in table if not c["held_out"]]))
-    print(without_host("held-out set", [c for c in table if c["held_out"]]))
-    print(fastest_share("development set", [c for c in table if not c["held_out"]]))
-    print(fastest_share("held-out set", [c for c in table if c["held_out"]]))
+    for key in VARIANTS:
+        print(variant("development set", [c for c in table if not c["held_out"]], key))
+        print(variant("held-out set", [c for c in table if c["held_out"]], key))
     return 0
 
 
