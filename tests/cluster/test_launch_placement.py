@@ -17,6 +17,7 @@ from scalewise.cluster import cluster_up, parse_rate
 from scalewise.launch.preload import build_dir
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif.api import nodes_of
+from support.benches import bench_module
 
 SW = str(Path(os.sys.executable).with_name("scalewise"))
 LAUNCHER = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}
@@ -40,13 +41,7 @@ def test_ranks_land_on_the_nodes_the_placement_prediction_assumes(emulation, mpi
 def test_placement_bench_sets_mpich_idle_polls_where_the_launch_yields(emulation, tmp_path):
     """bench/whatif_placement.py --mpich-yield-after: MPICH's launches that yield (more ranks than the node's
     cores) yield after that many idle polls; a launch that does not yield, and Open MPI's, are left as made."""
-    import sys
-    bench_dir = str(Path(__file__).resolve().parents[2] / "bench")
-    sys.path.insert(0, bench_dir)
-    try:
-        import whatif_placement as bench
-    finally:
-        sys.path.remove(bench_dir)
+    bench = bench_module("whatif_placement")
     exe = [str(build_dir() / "mpich" / "proxies" / "dft"), "--size", "tiny", "--compute", "sleep", "--iters", "2"]
     c = cluster_up(1, parse_rate("1gbit"))
     own = bench.launch_line(c, "mpich", exe)[1][bench.YIELD]

@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from support.benches import bench_module
 
 
 def _bench():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import whatif_placement
-    finally:
-        sys.path.remove(str(BENCH))
-    return whatif_placement
+    return bench_module("whatif_placement")
 
 
 def test_app_args_reach_the_apps_line_and_it_runs():
