@@ -12,16 +12,21 @@ error is printed (and beside it the same trace replayed with exchanges as fast a
 With ``--keep DIR`` each round's log and trace and each link's calibrated network (.yaml) are kept there,
 to replay the same trace again with one term of the model changed.  ``--by-function`` prints, per round,
 each MPI function's replayed time less its measured time and the replay's compute less the run's (ms
-summed over the ranks): where the replay is short.
+summed over the ranks): where the replay is short.  ``--tcp-counters`` reads each node's TCP counters
+(its network namespace's /proc/PID/net/netstat and snmp) and its link's tbf drops before and after each
+link's calibration and each run, and prints the differences beside the round's error.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
                       [--tcp-defaults] [--keep DIR] [--by-function]
+                      [--tcp-counters]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import subprocess
 import shutil
 import statistics
 import sys
@@ -43,6 +48,50 @@ from scalewise.whatif.calibrate.measure import cluster_shaping
 
 ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], "ocean": ["--size", "small"],
         "amr": ["--size", "small"]}
+
+
+# (file, section, field): each node's losses and how its TCP recovered from them
+TCP_COUNTERS = {"retrans": ("snmp", "Tcp", "RetransSegs"), "rto": ("netstat", "TcpExt", "TCPTimeouts"),
+                "tlp": ("netstat", "TcpExt", "TCPLossProbes"), "fast": ("netstat", "TcpExt", "TCPFastRetrans"),
+                "sack_rec": ("netstat", "TcpExt", "TCPSackRecovery")}
+
+
+def proc_counters(text: str) -> dict[tuple[str, str], int]:
+    """A /proc net/netstat or net/snmp file's counters by (section, field): each section is a line of names
+    followed by a line of values, both starting with "Section:"."""
+    lines, out = text.splitlines(), {}
+    for names, values in zip(lines[::2], lines[1::2]):
+        n, v = names.split(), values.split()
+        if not n or n[0] != v[0] or len(n) != len(v):
+            raise ValueError(f"not a /proc counters file: {names[:40]!r} / {values[:40]!r}")
+        out.update({(n[0].rstrip(":"), k): int(x) for k, x in zip(n[1:], v[1:])})
+    return out
+
+
+def tcp_counters(pid: int) -> dict[str, int]:
+    """The TCP_COUNTERS of the network namespace process ``pid`` is in."""
+    files = {f: proc_counters(Path(f"/proc/{pid}/net/{f}").read_text()) for f in ("netstat", "snmp")}
+    return {name: files[f][(sec, field)] for name, (f, sec, field) in TCP_COUNTERS.items()}
+
+
+def link_counters(c) -> list[dict[str, int]]:
+    """Per node: its TCP counters and the packets its link's tbf dropped (both ends)."""
+    out = []
+    for n in c.nodes:
+        counts = tcp_counters(n.pid)
+        drops = 0
+        for argv in (["tc", "-s", "qdisc", "show", "dev", n.veth],
+                     ["nsenter", "-t", str(n.pid), "-n", "--", "tc", "-s", "qdisc", "show", "dev", "eth0"]):
+            text = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+            drops += sum(int(x) for x in re.findall(r"dropped (\d+)", text))
+        out.append({**counts, "drops": drops})
+    return out
+
+
+def counters_text(before: list[dict[str, int]], after: list[dict[str, int]]) -> str:
+    """What each node's counters did between two readings, node by node."""
+    return "; ".join(f"node {i}: " + " ".join(f"{k} {a[k] - b[k]}" for k in a)
+                     for i, (b, a) in enumerate(zip(before, after)))
 
 
 def traced(flavour: str, line: tuple[list[str], dict[str, str]], out: Path) -> tuple[Path, Path]:
@@ -83,6 +132,8 @@ def main() -> int:
     ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
     ap.add_argument("--keep", type=Path, help="keep each round's log and trace and each link's network here")
     ap.add_argument("--by-function", action="store_true", help="print where each round's replay differs, by function")
+    ap.add_argument("--tcp-counters", action="store_true",
+                    help="print each node's TCP retransmissions and link drops during each calibration and run")
     a = ap.parse_args()
     if a.keep:
         a.keep.mkdir(parents=True, exist_ok=True)
@@ -94,6 +145,7 @@ def main() -> int:
                 c = cluster_up(2, parse_rate(rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
                 print(f"launches: {launch_settings(c)}", flush=True)
                 on_nodes = pair_launcher(c, flavour, "whatif_self")
+                counted = link_counters(c) if a.tcp_counters else None
                 cal = calibrate_with_collectives(flavour, eager_limit(flavour, False), rate, "", reps=a.reps,
                                                  shaping=cluster_shaping(c), launcher=on_nodes)
                 s = cal.network.shaping
@@ -106,13 +158,18 @@ def main() -> int:
                       f"{', '.join(f'{r:.2f}' for r in cal.both_ways_means)}; {cal.network.duplex} duplex, "
                       f"both_ways {cal.network.both_ways}; one way, mean over fastest: {mean_one}; "
                       f"doubts {cal.doubts or 'none'}", flush=True)
+                if counted:
+                    counted, was = link_counters(c), counted
+                    print(f"  {flavour} {rate} calibration: {counters_text(was, counted)}", flush=True)
                 if a.keep:
                     (a.keep / f"{flavour}-{rate}.yaml").write_text(yaml.safe_dump(cal.network.model_dump()))
                 for app in a.apps:
                     errs, shares, hosts, errs_plain = [], [], [], []
                     for k in range(a.repeats):
                         exe = [str(ROOT / "build" / flavour / "proxies" / app), *ARGS[app]]
+                        counted = link_counters(c) if a.tcp_counters else None
                         log, trace = traced(flavour, on_nodes(exe), Path(tmp) / f"{flavour}-{rate}-{app}-{k}")
+                        run_counts = counters_text(counted, link_counters(c)) if counted else ""
                         profile, tr = read_profile(log), read_trace(trace)
                         host = host_costs(profile, tr.nranks)
                         hosts.append(host.per_message.mean())
@@ -122,6 +179,9 @@ def main() -> int:
                         if a.by_function:
                             print(f"  {flavour} {app} {rate} round {k + 1}: {100 * errs[-1]:+.1f}%; replay less "
                                   f"measured, ms: {by_function(w)}", flush=True)
+                        if run_counts:
+                            print(f"  {flavour} {app} {rate} round {k + 1}: {100 * errs[-1]:+.1f}%; {run_counts}",
+                                  flush=True)
                         if a.keep:
                             for f in (log, trace):
                                 shutil.copy(f, a.keep / f"{flavour}-{rate}-{app}-{k}{''.join(f.suffixes)}")
