@@ -75,16 +75,17 @@ def tcp_counters(pid: int) -> dict[str, int]:
 
 
 def link_counters(c) -> list[dict[str, int]]:
-    """Per node: its TCP counters and the packets its link's tbf dropped (both ends)."""
+    """Per node: its TCP counters and the packets its link's tbf dropped at each end: ``drops_out`` in
+    the node's own eth0 (what it sends), ``drops_in`` at the host's end (what it is sent)."""
     out = []
     for n in c.nodes:
-        counts = tcp_counters(n.pid)
-        drops = 0
-        for argv in (["tc", "-s", "qdisc", "show", "dev", n.veth],
-                     ["nsenter", "-t", str(n.pid), "-n", "--", "tc", "-s", "qdisc", "show", "dev", "eth0"]):
+        drops = {}
+        for end, argv in (("drops_out", ["nsenter", "-t", str(n.pid), "-n", "--", "tc", "-s", "qdisc", "show",
+                                         "dev", "eth0"]),
+                          ("drops_in", ["tc", "-s", "qdisc", "show", "dev", n.veth])):
             text = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-            drops += sum(int(x) for x in re.findall(r"dropped (\d+)", text))
-        out.append({**counts, "drops": drops})
+            drops[end] = sum(int(x) for x in re.findall(r"dropped (\d+)", text))
+        out.append({**tcp_counters(n.pid), **drops})
     return out
 
 
