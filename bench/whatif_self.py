@@ -17,6 +17,7 @@ summed over the ranks): where the replay is short.  ``--tcp-counters`` reads eac
 link's calibration and each run, and prints the differences beside the round's error.
 
 usage: whatif_self.py [--apps sem,dft] [--rates 100mbit,1gbit] [--flavours openmpi,mpich] [--repeats 5] [--queue 2ms]
+                      [--sending-queue 100ms]
                       [--tcp-defaults] [--keep DIR] [--by-function]
                       [--tcp-counters]
 """
@@ -130,6 +131,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="round trips per size in the calibration")
     ap.add_argument("--queue", type=parse_queue, default=DEFAULT_QUEUE_US, help="the links' queue (cluster up --queue)")
+    ap.add_argument("--sending-queue", type=parse_queue,
+                    help="the queue of each node's own sending end (cluster_up sending_queue_us); --queue's if not given")
     ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
     ap.add_argument("--keep", type=Path, help="keep each round's log and trace and each link's network here")
     ap.add_argument("--by-function", action="store_true", help="print where each round's replay differs, by function")
@@ -139,11 +142,13 @@ def main() -> int:
     if a.keep:
         a.keep.mkdir(parents=True, exist_ok=True)
     rows, everything = [], []
-    print(f"links' queue: {queue_text(a.queue)}", flush=True)
+    print(f"links' queue: {queue_text(a.queue)}" + (f", {queue_text(a.sending_queue)} at each node's sending end"
+                                                     if a.sending_queue is not None else ""), flush=True)
     for flavour in a.flavours:
         for rate in a.rates:
             with on_emulated_cluster() as tmp:  # the lock is let go between MPIs and links
-                c = cluster_up(2, parse_rate(rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
+                c = cluster_up(2, parse_rate(rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults,
+                               sending_queue_us=a.sending_queue)
                 print(f"launches: {launch_settings(c)}", flush=True)
                 on_nodes = pair_launcher(c, flavour, "whatif_self")
                 counted = link_counters(c) if a.tcp_counters else None

@@ -117,6 +117,16 @@ def test_the_link_queue_is_a_setting(two_nodes):
     assert current_cluster().queue_us == 500  # refused before anything was reshaped
 
 
+def test_the_sending_ends_queue_is_a_setting_of_its_own(two_nodes):
+    c = cluster_up(2, parse_rate("gige"), queue_us=2000, sending_queue_us=100_000)
+    # each node: the host's end (what it is sent) keeps the link's queue, its own eth0 the deeper one
+    assert _queues(c) == ["2ms", "100ms"] * 2 and current_cluster().sending_queue_us == 100_000
+    assert "queue 2 ms (100 ms at each node's sending end)" in current_cluster().describe()
+    both = cluster_up(2, parse_rate("gige"), queue_us=2000)  # not asked: both ends the link's queue again
+    assert [n.pid for n in both.nodes] == [n.pid for n in c.nodes] and _queues(both) == ["2ms"] * 4
+    assert current_cluster().sending_queue_us is None
+
+
 def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(two_nodes):
     import json
 

@@ -59,6 +59,9 @@ class Cluster:
     folder: str
     links: list[str] = field(default_factory=list)  # host-side links made, bridges included
     queue_us: int = DEFAULT_QUEUE_US  # how long a packet may wait in a link's queue
+    # The queue of each node's own sending end (its eth0, the emulated NIC) when not queue_us: a real
+    # NIC holds its host's TCP back instead of dropping it (docs/decisions.md); None: queue_us.
+    sending_queue_us: int | None = None
     # False: launches keep a peer's control messages out from behind bulk data in one byte stream, as
     # an HPC interconnect does (launching.CONTROL_APART); True: each MPI's own TCP settings.
     tcp_defaults: bool = False
@@ -88,6 +91,8 @@ class Cluster:
     def describe(self) -> str:
         shape = (f"{plural(len(self.nodes), 'node')}, links {rate_text(self.rate_bits)}, "
                  f"queue {queue_text(self.queue_us)}")
+        if self.sending_queue_us is not None:
+            shape += f" ({queue_text(self.sending_queue_us)} at each node's sending end)"
         if self.blocking:
             shape += f", {self.blocking} blocking between the two halves"
         return shape + (", the MPIs' own TCP settings" if self.tcp_defaults else "")
@@ -234,12 +239,13 @@ def require_cluster() -> Cluster:
 
 
 def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us: int | None = None,
-               tcp_defaults: bool | None = None) -> Cluster:
+               tcp_defaults: bool | None = None, sending_queue_us: int | None = None) -> Cluster:
     """N emulated nodes joined at ``rate_bits``; reuses a healthy cluster of the same shape.
     ``queue_us``: how long a packet may wait in a link's queue; None keeps a running cluster's
     (so a study's reshaping keeps what ``cluster up --queue`` set), DEFAULT_QUEUE_US for a new one.
     ``tcp_defaults``: launch with each MPI's own TCP settings (Cluster.tcp_defaults); None keeps a
-    running cluster's, False for a new one."""
+    running cluster's, False for a new one.  ``sending_queue_us``: the queue of each node's own
+    sending end (Cluster.sending_queue_us); None: ``queue_us`` at both ends."""
     if not 1 <= nodes <= MAX_NODES:
         raise ScalewiseError(f"cluster: --nodes must be 1..{MAX_NODES}, got {nodes}")
     if blocking not in (None, "2:1"):
@@ -250,8 +256,9 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us
     old = current_cluster()
     if old and len(old.nodes) == nodes and old.blocking == blocking and not old.alive():
         queue_us = old.queue_us if queue_us is None else queue_us
-        if (old.rate_bits, old.queue_us) != (rate_bits, queue_us):  # other links: reshape in place, keep what runs there
-            old.rate_bits, old.queue_us = rate_bits, queue_us
+        if (old.rate_bits, old.queue_us, old.sending_queue_us) != (rate_bits, queue_us, sending_queue_us):
+            # other links: reshape in place, keep what runs there
+            old.rate_bits, old.queue_us, old.sending_queue_us = rate_bits, queue_us, sending_queue_us
             _shape_links(old)
             _write_state(old)
         if tcp_defaults is not None and tcp_defaults != old.tcp_defaults:  # the next launches' settings
@@ -263,7 +270,8 @@ def cluster_up(nodes: int, rate_bits: int, blocking: str | None = None, queue_us
     folder.mkdir(parents=True, exist_ok=True)
     cpu_sets, total = _cpu_sets(nodes)
     c = Cluster(nodes=[], rate_bits=rate_bits, blocking=blocking, cpus_total=total, folder=str(folder),
-                queue_us=DEFAULT_QUEUE_US if queue_us is None else queue_us, tcp_defaults=bool(tcp_defaults))
+                queue_us=DEFAULT_QUEUE_US if queue_us is None else queue_us, tcp_defaults=bool(tcp_defaults),
+                sending_queue_us=sending_queue_us)
     try:
         _build(c, nodes, cpu_sets)
     except BaseException:
@@ -307,7 +315,7 @@ def _shape_links(c: Cluster) -> None:
     blocking the uplink between the halves at half of what one half can send."""
     for node in c.nodes:
         _shape(node.veth, c.rate_bits, c.queue_us)
-        _shape("eth0", c.rate_bits, c.queue_us, node)
+        _shape("eth0", c.rate_bits, c.queue_us if c.sending_queue_us is None else c.sending_queue_us, node)
     if c.blocking:
         for end in ("swup0", "swup1"):
             _shape(end, max(1, len(c.nodes) // 2 * c.rate_bits // 2), c.queue_us)
