@@ -213,7 +213,10 @@ def _write_state(c: Cluster) -> None:
         (folder / "nodes" / n.name).write_text(f"{n.pid} {','.join(map(str, n.cpus))}\n")
     c.agent.write_text(AGENT.format(folder=folder))
     c.agent.chmod(0o755)
-    (folder / "state.json").write_text(json.dumps(asdict(c), indent=1))
+    record = asdict(c)
+    if record["sending_queue_us"] is None:  # a record without it is read by every earlier version as well
+        del record["sending_queue_us"]
+    (folder / "state.json").write_text(json.dumps(record, indent=1))
 
 
 def current_cluster() -> Cluster | None:
