@@ -125,6 +125,8 @@ def test_the_sending_ends_queue_is_a_setting_of_its_own(two_nodes):
     both = cluster_up(2, parse_rate("gige"), queue_us=2000)  # not asked: both ends the link's queue again
     assert [n.pid for n in both.nodes] == [n.pid for n in c.nodes] and _queues(both) == ["2ms"] * 4
     assert current_cluster().sending_queue_us is None
+    # and then not in the record, which versions without the setting read as well
+    assert "sending_queue_us" not in (Path(both.folder) / "state.json").read_text()
 
 
 def test_a_cluster_recorded_before_queues_were_a_setting_has_100ms(two_nodes):
