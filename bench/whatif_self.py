@@ -54,7 +54,11 @@ ARGS = {"sem": ["--size", "small"], "dft": ["--size", "small", "--iters", "4"], 
 # (file, section, field): each node's losses and how its TCP recovered from them
 TCP_COUNTERS = {"retrans": ("snmp", "Tcp", "RetransSegs"), "rto": ("netstat", "TcpExt", "TCPTimeouts"),
                 "tlp": ("netstat", "TcpExt", "TCPLossProbes"), "fast": ("netstat", "TcpExt", "TCPFastRetrans"),
-                "sack_rec": ("netstat", "TcpExt", "TCPSackRecovery")}
+                "sack_rec": ("netstat", "TcpExt", "TCPSackRecovery"),
+                # a retransmission the peer reports it had already (spurious), reordering seen, and the
+                # receiver's own drops: where the retransmissions come from when no tbf dropped
+                "dsack": ("netstat", "TcpExt", "TCPDSACKRecv"), "reorder": ("netstat", "TcpExt", "TCPSACKReorder"),
+                "rcvq_drop": ("netstat", "TcpExt", "TCPRcvQDrop")}
 
 
 def proc_counters(text: str) -> dict[tuple[str, str], int]:
