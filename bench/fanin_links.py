@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fan-in on the emulated cluster's links: the payload rate delivered into one node's link when
-k = 1..nodes-1 senders on other nodes send to it at once (bench/fanin.c, one rank a node), and
+k = 1..nodes-1 senders on other nodes send to it at once (proxies/fanin, one rank a node), and
 the all-to-all of all the nodes, per MPI, link rate and queue; the rate as a share of k = 1's.
 Per case the median over the repetitions (each after a slept pause, as dft's transposes follow a
 compute) and, with --ss, the receiving node's TCP sockets (`ss -tin`) sampled mid-run.
@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from common import build, on_emulated_cluster
+from common import ROOT, on_emulated_cluster
 
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.links import parse_queue, parse_rate
@@ -73,8 +73,8 @@ def main() -> None:
     p.add_argument("--ss", action="store_true")
     a = p.parse_args()
     flavours = a.flavours.split(",")
-    with on_emulated_cluster() as tmp:
-        exes = {f: build(f, "fanin.c", tmp) for f in flavours}
+    with on_emulated_cluster():
+        exes = {f: ROOT / "build" / f / "proxies" / "fanin" for f in flavours}
         print("| MPI | rate | queue | msgs of a sender | case | payload Mbit/s into node 0, median | share of k=1 | every rep | node 0's sockets |")
         print("|---|---|---|---|---|---|---|---|---|")
         for rate in a.rates.split(","):

@@ -67,6 +67,7 @@ typedef struct {
     double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+    uint64_t tx_to;           /* the nodes (bit node % 64) the current stretch of sending goes to */
 } link_state;
 
 /* A rank's block: its state, the seconds it spent in each function, then its
@@ -397,8 +398,11 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     } else { /* the NIC sends one message after the other; the CPU only pays o */
         link_state *lk = link_of(e, r);
         start = later(st->clock, lk->tx_free);
-        if (start > lk->tx_free)
+        if (start > lk->tx_free) {
             lk->tx_from = start;
+            lk->tx_to = 0;
+        }
+        lk->tx_to |= (uint64_t)1 << ((e->node_of ? e->node_of[dst] : dst) & 63);
         start += shaping_delay(net, lk, start, bytes);
         lk->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     }
@@ -452,6 +456,17 @@ static void sort_pairs(double *p, int64_t m)
         p[2 * j + 2] = a;
         p[2 * j + 3] = b;
     }
+}
+
+/* What of an incoming message's time overlapping the link's own sending costs more: by the nodes the
+ * link's current stretch of sending goes to, when calibrated so. */
+static double exchange_extra(const sw_network *net, const link_state *lk)
+{
+    if (net->npeers <= 0)
+        return net->exchange_extra;
+    int64_t k = __builtin_popcountll(lk->tx_to);
+    k = k < 1 ? 1 : k > net->npeers ? net->npeers : k;
+    return net->peers_extra[k - 1];
 }
 
 /* The i-th request of a wait's list: a rank's slot (own[slots[i]]), with slots NULL a pool request
@@ -517,11 +532,12 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
             double from = later(arrival - held, lk->rx_free);
             end = from + held + later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
-        } else if (net->exchange_extra > 0) {
+        } else if (net->exchange_extra > 0 || net->npeers > 0) {
             /* Both directions at once, each slower than alone: what of the time the message
-             * held the link overlaps the rank's own sending costs exchange_extra more. */
+             * held the link overlaps the rank's own sending costs exchange_extra more (the more
+             * nodes the link sends to at once, the more: peers_extra). */
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            end += net->exchange_extra * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
+            end += exchange_extra(net, lk) * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
         }
         lk->rx_free = end;
         t = later(t, end) + overhead(net, k, 0, host);
