@@ -167,7 +167,7 @@ def calibrate(a) -> tuple[dict, dict]:
     links, shms = {}, {}
     cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
-        links[flavour] = link_network(a, flavour, a.rate)
+        links[flavour] = link_network(a, flavour, a.rate).network  # link_network gives the whole calibration
     if not a.no_peers:  # exchanges with several nodes at once, on the 4 nodes of 4 x 1 (calibrate --cluster's way)
         c = cluster_up(4, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
