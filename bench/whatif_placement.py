@@ -11,7 +11,7 @@ Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
-                           [--tcp-defaults] [--no-duplex] [--no-peers] [--queue 2ms] [--mpich-yield-after N]
+                           [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
                            [--shm-on-one-core] [--shm-statistic best]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
@@ -39,7 +39,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
-from scalewise.whatif.calibrate.peers import measure_peers
+from scalewise.whatif.calibrate.peers import PEER_MSGS, measure_peers
 from scalewise.launch.preload import YIELD_AFTER_IDLE_POLLS
 from scalewise.whatif.calibrate.pingpong import PairCommand, eager_limit, launch
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
@@ -172,7 +172,7 @@ def calibrate(a) -> tuple[dict, dict]:
         c = cluster_up(4, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             if links[flavour].duplex == "full":
-                peers, fan_in, exchange = measure_peers(c, flavour, links[flavour].shaping)
+                peers, fan_in, exchange = measure_peers(c, flavour, links[flavour].shaping, msgs=a.peer_msgs)
                 links[flavour] = links[flavour].model_copy(update={"both_ways_peers": peers})
                 print(f"{flavour} both_ways_peers {peers}; median seconds, k senders alone: "
                       f"{[round(statistics.median(fan_in[k]), 4) for k in sorted(fan_in)]}, the all-to-all of k+1: "
@@ -208,6 +208,12 @@ def _polls(text: str) -> int:
     return int(text)
 
 
+def _msgs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--peer-msgs: '{text}' is not a count of messages (1 or more)")
+    return int(text)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
@@ -222,6 +228,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
     ap.add_argument("--no-peers", action="store_true",
                     help="calibrate without the exchanges with several nodes at once (both_ways_peers)")
+    ap.add_argument("--peer-msgs", type=_msgs, default=PEER_MSGS,
+                    help="messages of 256 KiB each node sends each peer in the both_ways_peers calibration "
+                         "(calibrate's 8 by default; 1: one burst a pair, as dft's Alltoallv)")
     ap.add_argument("--queue", type=_queue, default=DEFAULT_QUEUE_US,
                     help="how long a packet may wait in a link's queue (cluster up --queue), e.g. 100ms")
     ap.add_argument("--mpich-yield-after", type=_polls, default=None, metavar="N",

@@ -27,12 +27,12 @@ _SECONDS = re.compile(r"rep=\d+ seconds=([\d.]+)")
 
 
 def peer_times(c: Cluster, flavour: str, k: int, all_to_all: bool, pause_ms: int,
-               reps: int = PEER_REPS) -> list[float]:
+               reps: int = PEER_REPS, msgs: int = PEER_MSGS) -> list[float]:
     """Rank 0's seconds in each repetition: k senders into it, or the all-to-all of ranks 0..k."""
     exe = built_library(flavour, "proxies/fanin", "fan-in proxy")
     ranks = str(len(c.nodes))
     words = [OPENMPI_RUN, "-np", ranks] if family_of(flavour) == "openmpi" else [MPICH_RUN, "-n", ranks]
-    argv = [str(exe), str(k), str(PEER_BYTES), str(PEER_MSGS), str(reps), str(pause_ms)] + (["--all"] if all_to_all else [])
+    argv = [str(exe), str(k), str(PEER_BYTES), str(msgs), str(reps), str(pause_ms)] + (["--all"] if all_to_all else [])
     line = cluster_launch(c, [*words, *argv], flavour=flavour)
     times = [float(x) for x in _SECONDS.findall(run_proxy(line.argv, line.env, "the fan-in proxy"))]
     if len(times) != reps:
@@ -49,13 +49,14 @@ def peers_ratios(fan_in: dict[int, list[float]], exchange: dict[int, list[float]
     return [round(min(max(statistics.median(exchange[k]) / statistics.median(fan_in[k]), 1.0), 2.0), 4) for k in ks]
 
 
-def measure_peers(c: Cluster, flavour: str, shaping: Shaping | None,
-                  reps: int = PEER_REPS) -> tuple[list[float], dict[int, list[float]], dict[int, list[float]]]:
-    """both_ways_peers on ``c`` (every node), and the seconds it was fitted from (fan-in, exchange)."""
+def measure_peers(c: Cluster, flavour: str, shaping: Shaping | None, reps: int = PEER_REPS,
+                  msgs: int = PEER_MSGS) -> tuple[list[float], dict[int, list[float]], dict[int, list[float]]]:
+    """both_ways_peers on ``c`` (every node), and the seconds it was fitted from (fan-in, exchange);
+    ``msgs``: messages each sender sends each peer (1: a single burst, as one Alltoallv of dft's)."""
     if len(c.nodes) < 3:
         raise ScalewiseError("calibrate: exchanges with several nodes need a cluster of at least 3 nodes")
     rest = shaping.bucket_bytes / shaping.bytes_per_second if shaping else 0.0
     pause_ms = max(100, math.ceil(1100 * rest))  # the buckets refilled before each repetition
-    fan_in = {k: peer_times(c, flavour, k, False, pause_ms, reps) for k in range(1, len(c.nodes))}
-    exchange = {k: peer_times(c, flavour, k, True, pause_ms, reps) for k in range(1, len(c.nodes))}
+    fan_in = {k: peer_times(c, flavour, k, False, pause_ms, reps, msgs) for k in range(1, len(c.nodes))}
+    exchange = {k: peer_times(c, flavour, k, True, pause_ms, reps, msgs) for k in range(1, len(c.nodes))}
     return peers_ratios(fan_in, exchange), fan_in, exchange
