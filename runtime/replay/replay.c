@@ -458,12 +458,10 @@ static void sort_pairs(double *p, int64_t m)
     }
 }
 
-/* What of an incoming message's time overlapping the link's own sending costs more: by the nodes the
- * link's current stretch of sending goes to, when calibrated so. */
+/* What of an incoming message's time overlapping the link's own sending costs more, by the nodes the
+ * link's current stretch of sending goes to (npeers > 0). */
 static double exchange_extra(const sw_network *net, const link_state *lk)
 {
-    if (net->npeers <= 0)
-        return net->exchange_extra;
     int64_t k = __builtin_popcountll(lk->tx_to);
     k = k < 1 ? 1 : k > net->npeers ? net->npeers : k;
     return net->peers_extra[k - 1];
@@ -532,12 +530,19 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
             double from = later(arrival - held, lk->rx_free);
             end = from + held + later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
-        } else if (net->exchange_extra > 0 || net->npeers > 0) {
-            /* Both directions at once, each slower than alone: what of the time the message
-             * held the link overlaps the rank's own sending costs exchange_extra more (the more
-             * nodes the link sends to at once, the more: peers_extra). */
+        } else if (net->npeers > 0) {
+            /* Exchanging with k nodes at once: while the link sends, its incoming streams move at
+             * 1/b_k of the rate, so what of the message's time on the link overlaps the link's own
+             * sending costs peers_extra[k-1] more, and the next message queues behind all of it. */
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            end += exchange_extra(net, lk) * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
+            double from = later(arrival - held, lk->rx_free);
+            end = from + held +
+                  exchange_extra(net, lk) * later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
+        } else if (net->exchange_extra > 0) {
+            /* Both directions at once, each slower than alone: what of the time the message
+             * held the link overlaps the rank's own sending costs exchange_extra more. */
+            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
+            end += net->exchange_extra * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
         }
         lk->rx_free = end;
         t = later(t, end) + overhead(net, k, 0, host);

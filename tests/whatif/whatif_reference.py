@@ -166,9 +166,12 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
             if half:  # whatever of it overlaps the link's own sending is moved after it
                 start = max(arrival - held, rx[lk])
                 end = start + held + max(0.0, min(start + held, tx[lk]) - max(start, tx_from[lk]))
+            elif peers_extra:  # exchanging with k nodes: that overlap costs b_k - 1 more, the next queues behind it
+                more = peers_extra[min(max(len(tx_to[lk]), 1), len(peers_extra)) - 1]
+                start = max(arrival - held, rx[lk])
+                end = start + held + more * max(0.0, min(start + held, tx[lk]) - max(start, tx_from[lk]))
             else:  # both ways at once: what of it overlaps the link's own sending costs `extra` more
-                more = peers_extra[min(max(len(tx_to[lk]), 1), len(peers_extra)) - 1] if peers_extra else extra
-                end += more * max(0.0, min(end, tx[lk]) - max(end - held, tx_from[lk]))
+                end += extra * max(0.0, min(end, tx[lk]) - max(end - held, tx_from[lk]))
             rx[lk] = end
             t = max(t, end) + least_o(r, ev, o)
         clock[r] = t
