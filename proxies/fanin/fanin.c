@@ -29,7 +29,8 @@ int main(int argc, char **argv)
     if (argc < 5) {
         if (rank == 0)
             fprintf(stderr, "usage: fanin K BYTES MSGS REPS [PAUSE_MS] [--all]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_Finalize(); /* every rank stops alike: rank 0's line is the one printed */
+        return 2;
     }
     int k = atoi(argv[1]), msgs = atoi(argv[3]), reps = atoi(argv[4]);
     long bytes = atol(argv[2]), pause = argc > 5 ? atol(argv[5]) : 200;
@@ -37,7 +38,8 @@ int main(int argc, char **argv)
     if (k < 1 || k >= size || bytes < 1 || msgs < 1 || reps < 1) {
         if (rank == 0)
             fprintf(stderr, "fanin: need 1 <= K < ranks, BYTES, MSGS, REPS >= 1\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_Finalize();
+        return 2;
     }
     int peers = k; /* ranks 0..k talk; each has k others */
     char *sbuf = malloc((size_t)bytes * msgs * peers), *rbuf = malloc((size_t)bytes * msgs * peers);
