@@ -460,7 +460,7 @@ static void sort_pairs(double *p, int64_t m)
 
 /* What of an incoming message's time overlapping the link's own sending costs more, by the nodes the
  * link's current stretch of sending goes to (npeers > 0). */
-static double exchange_extra(const sw_network *net, const link_state *lk)
+static double peers_extra_of(const sw_network *net, const link_state *lk)
 {
     int64_t k = __builtin_popcountll(lk->tx_to);
     k = k < 1 ? 1 : k > net->npeers ? net->npeers : k;
@@ -537,7 +537,7 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
             double from = later(arrival - held, lk->rx_free);
             end = from + held +
-                  exchange_extra(net, lk) * later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
+                  peers_extra_of(net, lk) * later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
         } else if (net->exchange_extra > 0) {
             /* Both directions at once, each slower than alone: what of the time the message
              * held the link overlaps the rank's own sending costs exchange_extra more. */
