@@ -7,7 +7,7 @@ compute) and, with --ss, the receiving node's TCP sockets (`ss -tin`) sampled mi
 Root; holds the cluster lock.
 
 usage: fanin_links.py [--rates 100mbit,1gbit] [--queues 100ms,2ms] [--flavours openmpi,mpich]
-                      [--bytes 262144] [--msgs 1,8] [--reps 5] [--nodes 4] [--ss]
+                      [--bytes 262144] [--msgs 1,8] [--reps 5] [--nodes 4] [--ss] [--pause-ms 100]
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ def sockets(c, after: float) -> str:
     return "; ".join(keep) or "(none)"
 
 
-def one(c, flavour: str, exe, k: int, size: int, msgs: int, reps: int, all_to_all: bool, ss: bool) -> tuple[float, list[float], str]:
-    args = [str(exe), str(k), str(size), str(msgs), str(reps), "100"] + (["--all"] if all_to_all else [])
+def one(c, flavour: str, exe, k: int, size: int, msgs: int, reps: int, all_to_all: bool, ss: bool,
+        pause_ms: int = 100) -> tuple[float, list[float], str]:
+    args = [str(exe), str(k), str(size), str(msgs), str(reps), str(pause_ms)] + (["--all"] if all_to_all else [])
     argv, env = line_for(c, flavour, args)
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = sockets(c, 1.5) if ss else ""
@@ -71,6 +72,7 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--nodes", type=int, default=4)
     p.add_argument("--ss", action="store_true")
+    p.add_argument("--pause-ms", type=int, default=100, help="slept before each repetition (dft: about 10 ms of compute a transpose)")
     a = p.parse_args()
     flavours = a.flavours.split(",")
     with on_emulated_cluster():
@@ -85,7 +87,7 @@ def main() -> None:
                         base = None
                         cases = [(k, False) for k in range(1, a.nodes)] + [(k, True) for k in range(1, a.nodes)]
                         for k, all_to_all in cases:
-                            med, reps, seen = one(c, flavour, exes[flavour], k, a.bytes, msgs, a.reps, all_to_all, a.ss)
+                            med, reps, seen = one(c, flavour, exes[flavour], k, a.bytes, msgs, a.reps, all_to_all, a.ss, a.pause_ms)
                             base = base or med
                             what = f"all-to-all of {k + 1}" if all_to_all else f"k={k}"
                             print(f"| {flavour} | {rate} | {queue} | {msgs} x {a.bytes:,} B | {what} | {med:.1f} | "
