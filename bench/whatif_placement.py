@@ -11,7 +11,7 @@ Root; holds the cluster lock.
 
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
-                           [--tcp-defaults] [--no-duplex] [--queue 2ms] [--mpich-yield-after N]
+                           [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
                            [--shm-on-one-core] [--shm-statistic best]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
@@ -39,6 +39,7 @@ from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
+from scalewise.whatif.calibrate.peers import PEER_MSGS, measure_peers
 from scalewise.launch.preload import YIELD_AFTER_IDLE_POLLS
 from scalewise.whatif.calibrate.pingpong import PairCommand, eager_limit, launch
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
@@ -129,14 +130,16 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
                 same = replay(tr, [link], library=flavour, **placed,
                               compute_scale=measured_compute_scale(truth, preds[0]))
                 [apart] = replay(tr, [link], library=flavour)
+                [plain] = replay(tr, [link.model_copy(update={"both_ways_peers": None})], library=flavour, **placed)
                 w = compare(preds, truth, same_compute=same)
                 m_wall, m_here = float(w.summary.iloc[0]["wall_time"]), float(w_here.summary.iloc[0]["wall_time"])
                 rounds.append((against_measured(w).iloc[0], w, apart.wall_time / m_wall - 1,
-                               (m_wall / m_here - 1, preds[0].wall_time / p_here - 1)))
-            e, w, _, _ = sorted(rounds, key=lambda r: r[0]["wall_change"])[len(rounds) // 2]
+                               (m_wall / m_here - 1, preds[0].wall_time / p_here - 1), plain.wall_time / m_wall - 1))
+            e, w, _, _, _ = sorted(rounds, key=lambda r: r[0]["wall_change"])[len(rounds) // 2]
             out.append(_row(e, w, rounds, mpi=flavour, app=app, source=HERE, target=target,
                             rounds_same_compute=[float(r[0]["wall_change_same_compute"]) for r in rounds],
                             apart=[r[2] for r in rounds], change=[r[3] for r in rounds],
+                            without_peers=[r[4] for r in rounds],
                             spread=_spread([float(p.ranks["wall"].max()) for p in measured])))
     return out
 
@@ -164,7 +167,16 @@ def calibrate(a) -> tuple[dict, dict]:
     links, shms = {}, {}
     cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
-        links[flavour] = link_network(a, flavour, a.rate)
+        links[flavour] = link_network(a, flavour, a.rate).network  # link_network gives the whole calibration
+    if not a.no_peers:  # exchanges with several nodes at once, on the 4 nodes of 4 x 1 (calibrate --cluster's way)
+        c = cluster_up(4, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
+        for flavour in a.flavours:
+            if links[flavour].duplex == "full":
+                peers, fan_in, exchange = measure_peers(c, flavour, links[flavour].shaping, msgs=a.peer_msgs)
+                links[flavour] = links[flavour].model_copy(update={"both_ways_peers": peers})
+                print(f"{flavour} both_ways_peers {peers}; median seconds, k senders alone: "
+                      f"{[round(statistics.median(fan_in[k]), 4) for k in sorted(fan_in)]}, the all-to-all of k+1: "
+                      f"{[round(statistics.median(exchange[k]), 4) for k in sorted(exchange)]}", flush=True)
     cluster_down()
     for flavour in a.flavours:
         shms[flavour] = calibrate_with_collectives(
@@ -196,6 +208,12 @@ def _polls(text: str) -> int:
     return int(text)
 
 
+def _msgs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--peer-msgs: '{text}' is not a count of messages (1 or more)")
+    return int(text)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
@@ -208,6 +226,11 @@ def parser() -> argparse.ArgumentParser:
                     help='options added to every app\'s line, e.g. "--compute sleep --iters 4" (dft)')
     ap.add_argument("--tcp-defaults", action="store_true", help="each MPI's own TCP settings (cluster up --tcp-defaults)")
     ap.add_argument("--no-duplex", action="store_true", help="calibrate without the both-ways exchanges")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="calibrate without the exchanges with several nodes at once (both_ways_peers)")
+    ap.add_argument("--peer-msgs", type=_msgs, default=PEER_MSGS,
+                    help="messages of 256 KiB each node sends each peer in the both_ways_peers calibration "
+                         "(calibrate's 8 by default; 1: one burst a pair, as dft's Alltoallv)")
     ap.add_argument("--queue", type=_queue, default=DEFAULT_QUEUE_US,
                     help="how long a packet may wait in a link's queue (cluster up --queue), e.g. 100ms")
     ap.add_argument("--mpich-yield-after", type=_polls, default=None, metavar="N",
@@ -234,15 +257,15 @@ def main() -> int:
         for flavour in a.flavours:
             table += cells(a, flavour, runs, links[flavour], shms[flavour])
     print(f"| MPI | app | predicted for ({rate_text(parse_rate(a.rate))}) | measured wall | predicted wall "
-          "| wall error, every round | at the measured compute | every rank on its own node "
+          "| wall error, every round | at the measured compute | without both_ways_peers | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "
           "| spread of the measured runs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         placed = not c.get("own")
         print(f"| {c['mpi']} | {c['app']} | {c['target']} | {m['wall_time']:.3f} s | {p['wall_time']:.3f} s "
-              f"| {pct(c['rounds'])} | {pct(c['rounds_same_compute'])} "
+              f"| {pct(c['rounds'])} | {pct(c['rounds_same_compute'])} | {pct(c['without_peers']) if placed else ''} "
               f"| {pct(c['apart']) if placed else ''} "
               f"| {', '.join(f'{100 * x:+.0f}% / {100 * y:+.0f}%' for x, y in c['change']) if placed else ''} "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% "

@@ -67,6 +67,7 @@ typedef struct {
     double tx_free, rx_free;
     double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
     double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
+    uint64_t tx_to;           /* the nodes (bit node % 64) the current stretch of sending goes to */
 } link_state;
 
 /* A rank's block: its state, the seconds it spent in each function, then its
@@ -397,8 +398,11 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     } else { /* the NIC sends one message after the other; the CPU only pays o */
         link_state *lk = link_of(e, r);
         start = later(st->clock, lk->tx_free);
-        if (start > lk->tx_free)
+        if (start > lk->tx_free) {
             lk->tx_from = start;
+            lk->tx_to = 0;
+        }
+        lk->tx_to |= (uint64_t)1 << ((e->node_of ? e->node_of[dst] : dst) & 63);
         start += shaping_delay(net, lk, start, bytes);
         lk->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     }
@@ -452,6 +456,15 @@ static void sort_pairs(double *p, int64_t m)
         p[2 * j + 2] = a;
         p[2 * j + 3] = b;
     }
+}
+
+/* What of an incoming message's time overlapping the link's own sending costs more, by the nodes the
+ * link's current stretch of sending goes to (npeers > 0). */
+static double peers_extra_of(const sw_network *net, const link_state *lk)
+{
+    int64_t k = __builtin_popcountll(lk->tx_to);
+    k = k < 1 ? 1 : k > net->npeers ? net->npeers : k;
+    return net->peers_extra[k - 1];
 }
 
 /* The i-th request of a wait's list: a rank's slot (own[slots[i]]), with slots NULL a pool request
@@ -517,6 +530,14 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
             double from = later(arrival - held, lk->rx_free);
             end = from + held + later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
+        } else if (net->npeers > 0) {
+            /* Exchanging with k nodes at once: while the link sends, its incoming streams move at
+             * 1/b_k of the rate, so what of the message's time on the link overlaps the link's own
+             * sending costs peers_extra[k-1] more, and the next message queues behind all of it. */
+            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
+            double from = later(arrival - held, lk->rx_free);
+            end = from + held +
+                  peers_extra_of(net, lk) * later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
         } else if (net->exchange_extra > 0) {
             /* Both directions at once, each slower than alone: what of the time the message
              * held the link overlaps the rank's own sending costs exchange_extra more. */

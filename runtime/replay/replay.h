@@ -47,6 +47,11 @@ typedef struct {
      * message's wire time that overlaps the rank's own sending costs this much
      * more (the calibration's both ways / one way, less 1); 0: none. */
     double exchange_extra;
+    /* A link exchanging with several nodes at once: entry k-1 is exchange_extra for a link whose current
+     * stretch of sending goes to k other nodes (an all-to-all of k+1 nodes, as calibrated); beyond the
+     * last entry, the last.  npeers 0: exchange_extra whatever the peers. */
+    int64_t npeers;
+    const double *peers_extra;
 } sw_network;
 
 /* Where each rank's block sits in the file image (the Python reader walks

@@ -211,3 +211,15 @@ def test_launches_that_disagree_give_a_doubt_and_no_term():
     # a launch at the threshold took turns
     assert duplex_terms((1.02, HALF_DUPLEX_RATIO, 1.03))[0] == {}
     assert duplex_terms((1.02, HALF_DUPLEX_RATIO - 0.01, 1.03)) == ({"both_ways": 1.03}, None)
+
+
+def test_both_ways_peers_are_the_exchanges_median_over_the_fan_ins_from_1_to_2():
+    from scalewise.errors import ScalewiseError
+    from scalewise.whatif.calibrate.peers import peers_ratios
+
+    fan_in = {1: [0.020, 0.021, 0.030], 2: [0.040, 0.041, 0.042], 3: [0.060, 0.061, 0.090]}
+    exchange = {1: [0.019, 0.020, 0.020], 2: [0.050, 0.0513, 0.090], 3: [0.200, 0.300, 0.400]}
+    # medians: 0.020 / 0.021 (faster is noise: 1), 0.0513 / 0.041, 0.300 / 0.061 (capped at 2)
+    assert peers_ratios(fan_in, exchange) == [1.0, round(0.0513 / 0.041, 4), 2.0]
+    with pytest.raises(ScalewiseError, match="need 1, 2, ... in both"):
+        peers_ratios({1: [0.1], 3: [0.1]}, {1: [0.1], 3: [0.1]})

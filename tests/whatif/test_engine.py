@@ -147,7 +147,9 @@ def test_engine_matches_the_python_reference_on_random_traces(seed):
     trace = random_trace(seed, P)
     shaping = None if seed % 2 else whatif.Shaping(rate_gbit_s=1.0, bucket_bytes=8192)
     both_ways = [None, None, 1.3, 1.07][seed % 4]  # exchanges slower than one way on seeds 2, 3, 6, 7, ...
-    net = whatif.Network(name="pw", eager_limit=4096, shaping=shaping, both_ways=both_ways, ranges=[
+    peers = [1.3, 1.6, 1.9] if seed % 4 == 2 and seed % 8 == 6 else None  # by the nodes sent to, on 6
+    net = whatif.Network(name="pw", eager_limit=4096, shaping=shaping, both_ways=both_ways, both_ways_peers=peers,
+                         ranges=[
         dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
         dict(upto=65536, latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
@@ -262,6 +264,39 @@ def test_a_half_duplex_link_moves_an_exchange_one_direction_after_the_other():
     one_way = whatif.from_calls([[C("MPI_Send", 1, n)], [C("MPI_Recv", 0, n)]])
     assert finish(one_way, shaped.model_copy(update={"duplex": "half"})).wall_time == pytest.approx(0.091, rel=1e-9)
     assert finish(one_way, shaped.model_copy(update={"both_ways": 1.25})).wall_time == pytest.approx(0.091, rel=1e-9)
+
+
+def test_an_exchange_with_more_nodes_at_once_costs_the_ratio_calibrated_for_that_many():
+    # 3 ranks, each on a link of its own, each sending 1 MB to both others at once and receiving from both;
+    # shaped as above (10 MB/s, 100 kB bucket, 1 ms on the wire).  Rank r sends to r+1 first: its first
+    # message waits 90 ms for credit and arrives at 91 ms, its second waits (1 MB - 10 kB) / 10 MB/s =
+    # 99 ms more and arrives at 191 ms; each rank receives one of each.  Each incoming message held
+    # the link 91 ms from its start (0 and 100 ms), inside the rank's own stretch of sending (0 to
+    # 191 ms), which goes to 2 nodes: with both_ways_peers [1.1, 1.5] what overlaps it costs 0.5 more
+    # and the next message queues behind it: the first ends at 91 + 0.5 x 91 = 136.5 ms, the second
+    # starts then (not at 100) and ends at 136.5 + 91 + 0.5 x (191 - 136.5) = 254.75 ms.
+    n = 1_000_000
+    ranks = [[C("MPI_Irecv", (r + 1) % 3, n, req=0), C("MPI_Irecv", (r + 2) % 3, n, req=1),
+              C("MPI_Isend", (r + 1) % 3, n, req=2), C("MPI_Isend", (r + 2) % 3, n, req=3),
+              C("MPI_Waitall", reqs=(0, 1, 2, 3))] for r in range(3)]
+    shaped = loggp(latency_us=0, overhead_us=0).model_copy(
+        update={"shaping": whatif.Shaping(rate_gbit_s=0.08, bucket_bytes=100_000)})
+    peers = shaped.model_copy(update={"both_ways": 1.1, "both_ways_peers": [1.1, 1.5]})
+    assert finish(whatif.from_calls(ranks), peers).wall_time == pytest.approx(0.25475, rel=1e-9)
+    # without the list, both_ways for any number of peers: 91 + 9.1, then 191 + 9.1 ms
+    assert finish(whatif.from_calls(ranks), shaped.model_copy(update={"both_ways": 1.1})).wall_time == \
+        pytest.approx(0.2001, rel=1e-9)
+    # an exchange with one node takes the first entry; beyond the list, its last
+    pair = [[C("MPI_Irecv", 1 - r, n, req=0), C("MPI_Isend", 1 - r, n, req=1), C("MPI_Waitall", reqs=(0, 1))]
+            for r in (0, 1)]
+    assert finish(whatif.from_calls(pair), peers).wall_time == pytest.approx(1.1 * 0.091, rel=1e-9)
+    short = shaped.model_copy(update={"both_ways_peers": [1.5]})
+    assert finish(whatif.from_calls(ranks), short).wall_time == pytest.approx(0.25475, rel=1e-9)
+
+
+def test_both_ways_peers_must_be_ratios_from_1_to_2():
+    with pytest.raises(ValueError, match="from 1 to 2"):
+        whatif.Network.model_validate({**loggp().model_dump(), "both_ways_peers": [1.2, 2.5]})
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -51,3 +51,15 @@ def test_shared_memory_calibration_options():
     assert "--oversubscribe" in argv and env["OMPI_MCA_mpi_yield_when_idle"] == "1"
     with pytest.raises(SystemExit):
         bench.parser().parse_args(["--shm-statistic", "fastest"])
+
+
+def test_peer_options_take_a_count_of_messages(capsys):
+    bench = _bench()
+    defaults = bench.parser().parse_args([])
+    assert defaults.peer_msgs == 8 and not defaults.no_peers  # calibrate's own
+    assert bench.parser().parse_args(["--peer-msgs", "1", "--no-peers"]).peer_msgs == 1
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(SystemExit) as exited:
+            bench.parser().parse_args(["--peer-msgs", bad])
+        assert exited.value.code == 2
+        assert f"'{bad}' is not a count of messages" in capsys.readouterr().err

@@ -33,6 +33,8 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
     clock = [0.0] * P
     tx, rx = [0.0] * nlinks, [0.0] * nlinks
     tx_from = [0.0] * nlinks  # start of each link's current stretch of sending, which ends at tx
+    tx_to = [set() for _ in range(nlinks)]  # the nodes (node % 64) that stretch sends to
+    peers_extra = [b - 1.0 for b in net.both_ways_peers or []] if net.duplex == "full" else []
     shm_tx, shm_rx = [0.0] * P, [0.0] * P  # each rank's shared-memory channel
     half = net.duplex == "half"
     extra = (net.both_ways or 1.0) - 1.0 if net.duplex == "full" else 0.0
@@ -115,6 +117,8 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
                 start = max(clock[r], tx[lk])
                 if start > tx[lk]:
                     tx_from[lk] = start
+                    tx_to[lk] = set()
+                tx_to[lk].add((int(node_of[peer]) if placed else peer) % 64)
                 start += held_back(lk, start, nbytes)
                 tx[lk] = start + g + G * nbytes
             st = state[ev] = {"start": start, "rndv": nbytes > model.eager_limit, "done": None, "rank": r,
@@ -162,6 +166,10 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
             if half:  # whatever of it overlaps the link's own sending is moved after it
                 start = max(arrival - held, rx[lk])
                 end = start + held + max(0.0, min(start + held, tx[lk]) - max(start, tx_from[lk]))
+            elif peers_extra:  # exchanging with k nodes: that overlap costs b_k - 1 more, the next queues behind it
+                more = peers_extra[min(max(len(tx_to[lk]), 1), len(peers_extra)) - 1]
+                start = max(arrival - held, rx[lk])
+                end = start + held + more * max(0.0, min(start + held, tx[lk]) - max(start, tx_from[lk]))
             else:  # both ways at once: what of it overlaps the link's own sending costs `extra` more
                 end += extra * max(0.0, min(end, tx[lk]) - max(end - held, tx_from[lk]))
             rx[lk] = end

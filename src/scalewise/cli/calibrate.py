@@ -34,7 +34,8 @@ from scalewise.whatif.calibrate.pingpong import STATISTICS
               help="Ranks for the collectives, on this host only (the ping-pong always uses 2).")
 @click.option("--duplex/--no-duplex", default=True, show_default=True,
               help="On a shaped link (--cluster): time a 4 MiB message both ways at once in several launches, "
-                   "and record whether the transport moves both directions at once (duplex, both_ways).")
+                   "and record whether the transport moves both directions at once (duplex, both_ways); on a cluster "
+                   "of 3 or more nodes, also the all-to-all of k+1 nodes against k senders alone (both_ways_peers).")
 @click.option("--name", help="Network name in the file [default: the file's name without .yaml].")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
@@ -67,6 +68,9 @@ def _print_points(cal, statistic: str) -> None:
         click.echo(shaping_sentence(cal.network.shaping))
     if cal.both_ways_launches:
         click.echo(duplex_sentence(cal))
+    if cal.network.both_ways_peers:
+        click.echo("an exchange with k nodes at once takes, over the same messages from k nodes alone (k = 1, 2, ...): "
+                   + ", ".join(f"{b:g}" for b in cal.network.both_ways_peers))
 
 
 def _print_collectives(net, library: str, statistic: str) -> None:

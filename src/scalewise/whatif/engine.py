@@ -33,7 +33,7 @@ class _Network(C.Structure):
     _fields_ = [("nranges", _I), ("upto", _P), ("latency", _P), ("overhead", _P), ("gap", _P),
                 ("per_byte", _P), ("eager_limit", C.c_double), ("bucket_bytes", C.c_double),
                 ("bucket_rate", C.c_double), ("half_duplex", _I),
-                ("exchange_extra", C.c_double)]
+                ("exchange_extra", C.c_double), ("npeers", _I), ("peers_extra", _P)]
 
 
 class _Source(C.Structure):
@@ -119,11 +119,12 @@ def _network(net: Network, keep: list) -> _Network:
         "gap": np.array([r.gap_us * 1e-6 for r in net.ranges], dtype=np.float64),
         "per_byte": np.array([r.per_byte for r in net.ranges], dtype=np.float64),
     }
-    keep.extend(params.values())
+    peers = np.array([b - 1.0 for b in net.both_ways_peers or []], dtype=np.float64)
+    keep.extend([*params.values(), peers])
     shaped = net.shaping
     return _Network(len(net.ranges), *(_ptr(params[k]) for k in params), float(net.eager_limit),
                     shaped.payload_bucket if shaped else 0.0, shaped.payload_per_second if shaped else 0.0,
-                    int(net.duplex == "half"), (net.both_ways or 1.0) - 1.0)
+                    int(net.duplex == "half"), (net.both_ways or 1.0) - 1.0, len(peers), _ptr(peers))
 
 
 def _i64(a) -> np.ndarray:

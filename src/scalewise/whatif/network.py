@@ -109,8 +109,22 @@ class Network(BaseModel):
                                                "direction's acknowledgements too); "
                                                "an incoming message's time that overlaps the rank's own sending costs "
                                                "that much; calibrate --cluster measures it; none: 1")
+    both_ways_peers: list[float] | None = Field(
+        None, min_length=1, description="full duplex, a link exchanging with several nodes at once: entry k-1 is how "
+                                        "many times the same messages into one node from k nodes alone the "
+                                        "all-to-all of k+1 nodes takes (each sending a large message to every "
+                                        "other at once, the median repetition); used in place of both_ways where a "
+                                        "link's current stretch of sending goes to k nodes (beyond the list: its "
+                                        "last); calibrate --cluster measures it on clusters of 3 or more nodes")
     collectives: list[MeasuredCollective] | None = None
     doubts: list[str] | None = Field(None, description="why calibrate found the measurement not trustworthy")
+
+    @field_validator("both_ways_peers")
+    @classmethod
+    def _ratios(cls, ratios: list[float] | None) -> list[float] | None:
+        if ratios and not all(1.0 <= b <= 2.0 for b in ratios):
+            raise ValueError(f"every ratio must be from 1 to 2, got {ratios}")
+        return ratios
 
     @model_validator(mode="after")
     def _ranges_ascend(self) -> Network:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from scalewise.cluster.emulated import Cluster, require_cluster
@@ -9,6 +10,7 @@ from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import link_shaping
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
+from scalewise.whatif.calibrate.peers import measure_peers
 from scalewise.launch.releases import release_line
 from scalewise.whatif.calibrate.pingpong import EAGER_ASSUMED, Calibration, write_network
 from scalewise.whatif.calibrate.pingpong import eager_limit as default_eager_limit
@@ -34,13 +36,14 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
               eager_limit: int | None = None, reps: int = 50, statistic: str = "best", names: list[str],
               sizes: list[int], ranks: int = 2, name: str | None = None, duplex: bool = True) -> Calibration:
     """Measure, fit and write the network file ``output``; the calibration with its points and doubts.
-    ``duplex``: on a shaped link, measure whether both directions move at once (pingpong.duplex_terms)."""
+    ``duplex``: on a shaped link, measure whether both directions move at once (pingpong.duplex_terms), and on
+    an emulated cluster of 3 or more nodes how much more an exchange with several of them costs (peers.py)."""
     host_list = host_pair(hosts, on_cluster)
     if output.suffix not in (".yaml", ".yml"):
         raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
     if ranks != 2 and (host_list or on_cluster):
         raise ScalewiseError("--ranks: more than 2 ranks only on this host (with --hosts or --cluster: one per host)")
-    launcher, shaping = None, None
+    launcher, shaping, c = None, None, None
     if on_cluster:  # the ping-pong's two ranks on the emulated cluster's first two nodes
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
@@ -52,5 +55,8 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
         flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
         f"{statistic} half round trips" + (f"; {assumed}" if assumed else ""), hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
         statistic=statistic, names=names, sizes=sizes, ranks=ranks, measure_duplex=duplex)
+    if c is not None and duplex and len(c.nodes) >= 3 and cal.network.duplex == "full":
+        peers, _, _ = measure_peers(c, flavour, shaping)
+        cal = replace(cal, network=cal.network.model_copy(update={"both_ways_peers": peers}))
     write_network(cal.network, output)
     return cal
