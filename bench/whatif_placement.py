@@ -148,8 +148,9 @@ def pair_on_one_core(a, flavour: str) -> PairCommand:
     """The shared-memory calibration's 2 ranks on one of this host's cores, yielding when idle as the
     bench's launches do on nodes with more ranks than cores: what a message inside a node costs when
     its 2 ranks share a core, as at 1 node x 4 ranks on 2 cores and at 2 x 2 on one core per node.
-    MPICH 4.0's shared memory copies a large message through shared cells, so it moves only while
-    both ranks run; Open MPI's receiver copies it from the sender's memory (CMA) alone."""
+    Debian's MPICH 4.0 (ch4:ucx, no ch4 shared memory) hands messages inside a node to UCX, which sends a
+    large one by rendezvous and copies it once (CMA, the receiver's process_vm_readv): the receiver must
+    run to take the request and the sender to see it done; Open MPI's receiver copies by CMA too."""
     def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
         cmd, env = launch(flavour, None, argv)
         if flavour == "mpich":
