@@ -130,11 +130,12 @@ def test_calibrate_writes_a_network_the_replay_accepts(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--hosts", "a", "-o", "x.yaml"], "--hosts: expected two host names"),
     (["-o", "x.txt"], "x.txt: the parameter file must end in .yaml"),
+    (["--peers", "-o", "x.yaml"], "--peers: exchanges with several nodes are measured on the emulated cluster"),
 ])
 def test_bad_options_are_one_line_errors(args, message, tmp_path):
     res = subprocess.run([str(SCALEWISE), "calibrate", *args], capture_output=True, text=True, timeout=60,
                          cwd=tmp_path)
-    assert res.returncode == 2 and message in res.stderr
+    assert res.returncode == 2 and message in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
 def _points(best: dict[int, float], spread: float) -> dict[str, dict[int, float]]:

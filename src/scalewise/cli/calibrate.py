@@ -34,21 +34,24 @@ from scalewise.whatif.calibrate.pingpong import STATISTICS
               help="Ranks for the collectives, on this host only (the ping-pong always uses 2).")
 @click.option("--duplex/--no-duplex", default=True, show_default=True,
               help="On a shaped link (--cluster): time a 4 MiB message both ways at once in several launches, "
-                   "and record whether the transport moves both directions at once (duplex, both_ways); on a cluster "
-                   "of 3 or more nodes, also the all-to-all of k+1 nodes against k senders alone (both_ways_peers).")
+                   "and record whether the transport moves both directions at once (duplex, both_ways).")
+@click.option("--peers/--no-peers", default=False, show_default=True,
+              help="On an emulated cluster of 3 or more nodes (--cluster, with --duplex): also time the all-to-all "
+                   "of k+1 nodes against k senders alone (both_ways_peers); steady on deep queues (cluster up "
+                   "--queue 100ms), scattered on the default 2 ms ones.")
 @click.option("--name", help="Network name in the file [default: the file's name without .yaml].")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The parameter file to write (.yaml; give it to scalewise whatif --network).")
 def calibrate(flavour: str, hosts: str | None, on_cluster: bool, eager_limit: int | None, reps: int,
-              statistic: str, colls: str, coll_sizes: str, ranks: int, duplex: bool, name: str | None,
-              output: Path) -> None:
+              statistic: str, colls: str, coll_sizes: str, ranks: int, duplex: bool, peers: bool,
+              name: str | None, output: Path) -> None:
     """Ping-pong over message sizes from 0 to 4 MiB, fitted into a network file the replay accepts;
     then a few collectives timed and set beside their replay on that network."""
     from scalewise.whatif.calibrate.measure import calibrate as measure
 
     cal = measure(flavour, output, hosts=hosts, on_cluster=on_cluster, eager_limit=eager_limit, reps=reps,
                   statistic=statistic, names=parse_collectives(colls), sizes=parse_sizes(coll_sizes), ranks=ranks,
-                  name=name, duplex=duplex)
+                  name=name, duplex=duplex, peers=peers)
     net = cal.network
     _print_points(cal, statistic)
     if net.collectives:

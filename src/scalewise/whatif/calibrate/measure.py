@@ -34,10 +34,13 @@ def host_pair(hosts: str | None, on_cluster: bool) -> list[str] | None:
 
 def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluster: bool = False,
               eager_limit: int | None = None, reps: int = 50, statistic: str = "best", names: list[str],
-              sizes: list[int], ranks: int = 2, name: str | None = None, duplex: bool = True) -> Calibration:
+              sizes: list[int], ranks: int = 2, name: str | None = None, duplex: bool = True,
+              peers: bool = False) -> Calibration:
     """Measure, fit and write the network file ``output``; the calibration with its points and doubts.
-    ``duplex``: on a shaped link, measure whether both directions move at once (pingpong.duplex_terms), and on
-    an emulated cluster of 3 or more nodes how much more an exchange with several of them costs (peers.py)."""
+    ``duplex``: on a shaped link, measure whether both directions move at once (pingpong.duplex_terms);
+    ``peers``: on an emulated cluster of 3 or more nodes, also how much more an exchange with several of
+    them costs (peers.py).  Off by default: its ratios were steady only on deep (100 ms) queues; on the
+    cluster's default 2 ms queues the repetitions scattered (docs/decisions.md)."""
     host_list = host_pair(hosts, on_cluster)
     if output.suffix not in (".yaml", ".yml"):
         raise ScalewiseError(f"{output}: the parameter file must end in .yaml")
@@ -48,6 +51,11 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
         c = require_cluster()
         launcher, host_list = pair_launcher(c, flavour, "calibrate --cluster"), c.hostnames[:2]
         shaping = cluster_shaping(c)
+    if peers and c is None:
+        raise ScalewiseError("--peers: exchanges with several nodes are measured on the emulated cluster (--cluster)")
+    if peers and len(c.nodes) < 3:
+        raise ScalewiseError(f"--peers: exchanges with several nodes need a cluster of at least 3 nodes "
+                             f"(this one has {len(c.nodes)})")
     limit = eager_limit or default_eager_limit(flavour, host_list is None or host_list[0] == host_list[1])
     where = f"between {' and '.join(host_list)}" if host_list else "on this host"
     assumed = "" if eager_limit else EAGER_ASSUMED.get(release_line(flavour, "calibrate --mpi"), "")
@@ -55,8 +63,8 @@ def calibrate(flavour: str, output: Path, *, hosts: str | None = None, on_cluste
         flavour, limit, name or output.stem, f"measured with scalewise calibrate, {flavour}, {where}, "
         f"{statistic} half round trips" + (f"; {assumed}" if assumed else ""), hosts=host_list, launcher=launcher, shaping=shaping, reps=reps,
         statistic=statistic, names=names, sizes=sizes, ranks=ranks, measure_duplex=duplex)
-    if c is not None and duplex and len(c.nodes) >= 3 and cal.network.duplex == "full":
-        peers, _, _ = measure_peers(c, flavour, shaping)
-        cal = replace(cal, network=cal.network.model_copy(update={"both_ways_peers": peers}))
+    if peers and duplex and cal.network.duplex == "full":
+        ratios, _, _ = measure_peers(c, flavour, shaping)
+        cal = replace(cal, network=cal.network.model_copy(update={"both_ways_peers": ratios}))
     write_network(cal.network, output)
     return cal

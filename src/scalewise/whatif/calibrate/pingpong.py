@@ -108,7 +108,9 @@ def pause_args(pause: float) -> list[str]:
 
 
 def _last_line(res: subprocess.CompletedProcess) -> str:
-    return (res.stderr.strip().splitlines() or ["no output"])[-1]
+    """The last line of stderr that says something: Open MPI frames its messages in rules of dashes."""
+    said = [line.strip() for line in res.stderr.splitlines() if line.strip("-= \t")]
+    return (said or ["no output"])[-1]
 
 
 def run_proxy(cmd: list[str], env: dict[str, str], what: str,
