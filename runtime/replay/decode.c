@@ -786,8 +786,9 @@ sw_trace *sw_open(const sw_source *src, char *err, int64_t err_size)
     t->nevents = t->rank_start[src->nranks];
     t->rows = malloc((size_t)(t->nevents ? t->nevents : 1) * sizeof *t->rows);
     t->waits = malloc((size_t)(nwait ? nwait : 1) * sizeof *t->waits);
-    if (t->rows)
-        sw_huge_pages(t->rows, (size_t)t->nevents * sizeof *t->rows);
+    /* The rows stay on 4 KiB pages: a fresh 2 MiB page cost 3 times as much to touch first on the machine
+     * measured (its freed blocks go back to the host), 2.4 GB for 100 million events; the replay fetches
+     * the rows of the ranks it runs next instead (docs/decisions.md). */
     if (t->waits)
         sw_huge_pages(t->waits, (size_t)nwait * sizeof *t->waits);
     d.direct = malloc(DIRECT * sizeof *d.direct);

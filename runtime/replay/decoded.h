@@ -11,8 +11,9 @@
 
 /* Ask for 2 MiB pages (transparent huge pages, where the kernel grants them
  * only on request) on a large array not yet touched.  The replay reads the
- * rows of every rank at once, each rank at its own place: with 4 KiB pages
- * nearly every resumed rank's row, request and match slot is a TLB miss. */
+ * ranks' blocks and tables at every rank's own place: with 4 KiB pages
+ * nearly every resumed rank's request and match slot is a TLB miss.  (The
+ * rows, the largest array, are not asked: see sw_open.) */
 static inline void sw_huge_pages(void *p, size_t bytes)
 {
     const uintptr_t page = 4096;

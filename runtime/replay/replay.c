@@ -119,6 +119,8 @@ typedef struct {
     int64_t slots_at;        /* where a block's request slots start */
     int32_t *stack;
     int64_t nstack;
+    uint64_t *ready; /* without shared links: the ranks ready to run, one bit each (NULL: the stack) */
+    int64_t ready_words, cursor;
     request **chunks; /* the pool of collectives' requests */
     int64_t nchunks, pool_left;
     request *pool_next, *pool_free;
@@ -284,12 +286,17 @@ static void free_request(engine *e, request *q)
     e->pool_free = q;
 }
 
-/* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again. */
+/* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again
+ * (on the stack, it runs next; in the sweep, later, when the sweep comes round to it). */
 static void wake(engine *e, int32_t r)
 {
     rank_state *st = rank_at(e, r);
     if (st->blocked) {
         st->blocked = 0;
+        if (e->ready) {
+            e->ready[r >> 6] |= 1ull << (r & 63);
+            return;
+        }
         e->stack[e->nstack++] = r;
         __builtin_prefetch(&e->tr->rows[st->pos]);
         __builtin_prefetch((char *)st + 64);
@@ -573,6 +580,30 @@ static void leave(rank_state *st, const sw_row *x)
     st->func_time[x->func] += st->clock - st->call_start;
 }
 
+/* The match key a message of dst from src will probe, in dst's block. */
+static inline void fetch_key(const engine *e, int32_t dst, int32_t src, int32_t comm, int32_t tag)
+{
+    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, comm, tag) & (KEYS_INLINE - 1)]);
+}
+
+/* The match key of a collective's op (its rank's part, op at `at`), and for a send its receiver's state. */
+static inline void fetch_op_key(const engine *e, int32_t r, const sw_row *x, int64_t at)
+{
+    const sw_templates *tp = e->tpl;
+    uint8_t op = tp->op[at];
+    if (op == SW_WAIT)
+        return;
+    int64_t mo = e->tr->sig_members[x->ref];
+    int32_t p = tp->peer[at], peer = mo < 0 ? p : e->tr->members[mo + p];
+    int32_t comm = x->key | COLLECTIVE_CONTEXT, tag = -1 - (int32_t)x->func;
+    if (op == SW_ISEND || op == SW_SEND) {
+        __builtin_prefetch(rank_at(e, peer));
+        fetch_key(e, peer, r, comm, tag);
+    } else {
+        fetch_key(e, r, peer, comm, tag);
+    }
+}
+
 /* One op of the rank's part of a collective: post, or wait for the phase.  0 done, 1 blocked, -1 no memory. */
 static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
 {
@@ -603,6 +634,8 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
                 return rc;
         }
         st->started = 1;
+        if (st->top + 1 < st->tend) /* the next op's match key, fetched while this one is waited for */
+            fetch_op_key(e, r, x, st->top + 1);
     }
     int64_t n = op == SW_WAIT ? p : (op == SW_SEND || op == SW_RECV) ? 1 : 0;
     if (n) {
@@ -678,8 +711,10 @@ static const char *op_name(uint8_t kind)
     return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
 }
 
-/* The match-table stretch the rank's next message will probe, and for a send its receiver's state (a
- * match wakes it): fetched while the current event runs, they are no miss when it comes. */
+/* The match-table stretch a message of the rank's coming rows will probe, and for a send its receiver's
+ * state (a match wakes it): fetched AHEAD rows before they are reached, they are no miss when they come.
+ * A collective's first op likewise. */
+#define AHEAD 4
 static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
 {
     int32_t dst, src;
@@ -693,10 +728,66 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
     } else {
         if (x->kind == SW_WAIT && !(x->flags & SW_WAIT_RANGE)) /* its request slots: a list apart from the rows */
             __builtin_prefetch(waits_of(e->tr, r, x));
+        if (x->kind == SW_COLLECTIVE) {
+            int64_t first = e->tpl->sig_first[x->ref] + x->peer;
+            if (e->tpl->start[first] < e->tpl->start[first + 1])
+                fetch_op_key(e, r, x, e->tpl->start[first]);
+        }
         return;
     }
-    int32_t comm = e->tr->key_comm[x->key], tag = e->tr->key_tag[x->key];
-    __builtin_prefetch(&keys_of(e, rank_at(e, dst))[key_hash(src, comm, tag) & (KEYS_INLINE - 1)]);
+    fetch_key(e, dst, src, e->tr->key_comm[x->key], e->tr->key_tag[x->key]);
+}
+
+/* The first ready rank at or after the sweep's cursor, round the ranks; -1: none is ready. */
+static int32_t sweep_next(engine *e)
+{
+    int64_t w = e->cursor >> 6;
+    uint64_t bits = e->ready[w] & (~0ull << (e->cursor & 63));
+    for (int64_t seen = 0; !bits; seen++) {
+        if (seen == e->ready_words)
+            return -1;
+        w = w + 1 == e->ready_words ? 0 : w + 1;
+        bits = e->ready[w];
+    }
+    int64_t r = w * 64 + __builtin_ctzll(bits);
+    e->ready[w] &= ~(1ull << (r & 63));
+    e->cursor = r + 1 == e->ready_words * 64 ? 0 : r + 1;
+    return (int32_t)r;
+}
+
+/* A ready rank at or after `from` in from's word of the bitmap or the next one, without taking it; -1:
+ * none there (what a fetch ahead needs, not a search round all the ranks). */
+static inline int64_t ready_near(const engine *e, int64_t from)
+{
+    int64_t w = from >> 6;
+    if (w + 1 >= e->ready_words)
+        return -1;
+    uint64_t bits = e->ready[w] & (~0ull << (from & 63));
+    if (bits)
+        return w * 64 + __builtin_ctzll(bits);
+    return e->ready[w + 1] ? (w + 1) * 64 + __builtin_ctzll(e->ready[w + 1]) : -1;
+}
+
+/* The rank to run next, and fetches for the ranks after it.  With shared links the order of resumes
+ * changes the times, so it is the reference's: the last one woken first.  Without, any order gives the
+ * same times, and ranks run in rank order round and round: a rank's partners in a halo or a tree are
+ * mostly near it in rank order, so their blocks are still in cache when the sweep reaches them. */
+static int32_t next_rank(engine *e)
+{
+    if (!e->ready) {
+        if (e->nstack == 0)
+            return -1;
+        if (e->nstack > 1) /* the rank after this one */
+            __builtin_prefetch(rank_at(e, e->stack[e->nstack - 2]));
+        return e->stack[--e->nstack];
+    }
+    int32_t r = sweep_next(e);
+    int64_t n1 = r >= 0 ? ready_near(e, e->cursor) : -1, n2 = n1 >= 0 ? ready_near(e, n1 + 1) : -1;
+    if (n1 >= 0) /* its block was fetched at the last turn, as the one after next: now its row */
+        __builtin_prefetch(&e->tr->rows[rank_at(e, (int32_t)n1)->pos]);
+    if (n2 >= 0)
+        __builtin_prefetch(rank_at(e, (int32_t)n2));
+    return r;
 }
 
 static int run(engine *e, char *err, int64_t err_size)
@@ -706,18 +797,20 @@ static int run(engine *e, char *err, int64_t err_size)
         rank_state *st = rank_at(e, r);
         st->pos = tr->rank_start[r];
         st->end = tr->rank_start[r + 1];
-        e->stack[e->nstack++] = r;
+        if (e->ready)
+            e->ready[r >> 6] |= 1ull << (r & 63);
+        else
+            e->stack[e->nstack++] = r;
     }
-    while (e->nstack > 0) {
-        int32_t r = e->stack[--e->nstack];
+    for (int32_t r; (r = next_rank(e)) >= 0;) {
         rank_state *st = rank_at(e, r);
         int64_t end = st->end;
-        if (e->nstack > 0) /* the rank after this one */
-            __builtin_prefetch(rank_at(e, e->stack[e->nstack - 1]));
+        for (int64_t k = st->pos + 1; k < st->pos + AHEAD && k < end; k++) /* resumed: the rows before the first */
+            look_ahead(e, r, &tr->rows[k]);
         while (st->pos < end) {
-            __builtin_prefetch(&tr->rows[st->pos + 4]); /* a rank's rows are read in order */
-            if (st->pos + 1 < end)
-                look_ahead(e, r, &tr->rows[st->pos + 1]);
+            __builtin_prefetch(&tr->rows[st->pos + 2 * AHEAD]); /* a rank's rows are read in order */
+            if (st->pos + AHEAD < end)
+                look_ahead(e, r, &tr->rows[st->pos + AHEAD]);
             int rc = step(e, r, &tr->rows[st->pos]);
             if (rc < 0) {
                 snprintf(err, (size_t)err_size, "out of memory");
@@ -831,6 +924,14 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         memset(e.blocks, 0, blocks);
     }
     e.stack = malloc(((size_t)tr->nranks + 1) * sizeof *e.stack);
+    if (!e.node_links) { /* no shared links: the sweep */
+        e.ready_words = (tr->nranks + 63) / 64 + 1;
+        e.ready = calloc((size_t)e.ready_words, sizeof *e.ready);
+        if (!e.ready) {
+            free(e.stack);
+            e.stack = NULL;
+        }
+    }
     for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
         rank_at(&e, r)->link.credit = net->bucket_bytes; /* every link starts rested */
         for (int k = 0; k < KEYS_INLINE; k++)
@@ -851,6 +952,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     free(e.blocks);
     free(block_at);
     free(e.stack);
+    free(e.ready);
     for (int64_t c = 0; c < e.nchunks; c++)
         free(e.chunks[c]);
     free(e.chunks);
