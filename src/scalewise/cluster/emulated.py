@@ -10,9 +10,7 @@ folder (``/run/scalewise-cluster``, ``SCALEWISE_CLUSTER_DIR`` overrides):
   ``swbr0`` by the veth pair ``swup0``/``swup1``;
 * per node a veth pair, ``swvN`` on the bridge and ``eth0`` inside the node
   with ``10.213.0.N/24``, shaped with tc tbf in both directions, each with
-  a queue of ``queue_us`` of traffic; each end that receives (``swvN``,
-  ``eth0``, the uplink's ends) steers a flow's packets to one core (RPS), so
-  that a link delivers them in the order it sent them, as a wire does;
+  a queue of ``queue_us`` of traffic;
 * the agent script MPI launchers use to start processes inside a node.
 
 ``down`` kills every process inside the nodes' namespaces, deletes the links
@@ -183,28 +181,6 @@ def _shape(dev: str, bits: int, queue_us: int, node: Node | None = None) -> None
         _in_node(node, argv, f"shaping {node.name}")
 
 
-def _all_cores_mask() -> str:
-    """Every core of this machine as sysfs writes a CPU mask: hex in groups of 32 bits."""
-    mask = f"{(1 << (os.cpu_count() or 1)) - 1:x}"
-    groups = [mask[max(0, i - 8):i] for i in range(len(mask), 0, -8)]
-    return ",".join(reversed(groups))
-
-
-def _in_order(dev: str, node: Node | None = None) -> None:
-    """Deliver what ``dev`` receives in the order it was sent.  A veth hands each packet to the
-    backlog of the core that happens to send it (the sender's, or the one where the tbf's timer
-    fired), and two cores' backlogs run apart: the receiver saw hundreds of packets out of order a
-    second and TCP retransmitted them although nothing was lost (docs/decisions.md).  Receive packet
-    steering puts all of a flow's packets on one core's backlog.  Inside a node the node's own sysfs
-    is mounted in a mount namespace of its own for the write."""
-    write = f"echo {_all_cores_mask()} > /sys/class/net/{dev}/queues/rx-0/rps_cpus"
-    if node is None:
-        _run(["sh", "-c", write], f"steering {dev}")
-    else:
-        _in_node(node, ["unshare", "--mount", "sh", "-c", f"mount -t sysfs sysfs /sys && {write}"],
-                 f"steering {node.name}")
-
-
 def _add_bridge(name: str, links: list[str]) -> None:
     _run(["ip", "link", "add", name, "type", "bridge"], f"making bridge {name}")
     links.append(name)
@@ -322,7 +298,6 @@ def _build(c: Cluster, nodes: int, cpu_sets: list[list[int]]) -> None:
         c.links.append("swup0")
         for end, br in (("swup0", "swbr0"), ("swup1", "swbr1")):
             _run(["ip", "link", "set", end, "master", br, "up"], "attaching the uplink")
-            _in_order(end)
     for i in range(1, nodes + 1):
         name = f"{NODE_PREFIX}{i}"
         node = Node(name, _start_holder(name), f"{SUBNET}.{i}", f"swv{i}", cpu_sets[i - 1])
@@ -335,8 +310,6 @@ def _build(c: Cluster, nodes: int, cpu_sets: list[list[int]]) -> None:
         for argv in (["ip", "link", "set", inner, "name", "eth0"], ["ip", "addr", "add", f"{node.address}/24", "dev", "eth0"],
                      ["ip", "link", "set", "eth0", "up"], ["ip", "link", "set", "lo", "up"]):
             _in_node(node, argv, f"configuring {name}")
-        _in_order(node.veth)
-        _in_order("eth0", node)
     _shape_links(c)
 
 
