@@ -5,6 +5,7 @@ sizes between the sampled ones too, and every preset `tune` writes runs the algo
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from scalewise.tune.choices import INTELMPI_ALGORITHMS, algorithm_sets
 from scalewise.tune.targets import TuneTarget
 from scalewise.whatif.collectives import intelmpi, schedule
-from support.intelmpi_observe import build, observe
+from support.intelmpi_observe import build, observe, tuning_file
 
 # A run observes every call under gdb with its ranks sharing two cores: minutes on a loaded host.
 pytestmark = pytest.mark.timeout(1800)
@@ -27,7 +28,24 @@ BETWEEN = [20, 3000, 100_000, 700_000]
 def intel(mpi_env, tmp_path_factory):
     assert shutil.which("gdb") and shutil.which("unshare"), "gdb and unshare (util-linux) observe the runs"
     env = mpi_env("intelmpi")
-    return env, build(env, tmp_path_factory.mktemp("intelobs"))
+    exe = build(env, tmp_path_factory.mktemp("intelobs"))
+    # the replay is for this host's CPU as Intel MPI names it (its tuning file's tuning_<cpu>_): its table
+    cpu = tuning_file(env, exe).split("_")[1]
+    assert cpu in intelmpi.observed_cpus(), f"no table observed for Intel MPI's CPU {cpu}"
+    saved = os.environ.get(intelmpi.CPU_VARIABLE)
+    os.environ[intelmpi.CPU_VARIABLE] = cpu
+    _forget()
+    yield env, exe
+    os.environ.pop(intelmpi.CPU_VARIABLE)
+    if saved is not None:
+        os.environ[intelmpi.CPU_VARIABLE] = saved
+    _forget()
+
+
+def _forget():
+    intelmpi.host_cpu.cache_clear()
+    intelmpi.observed.cache_clear()
+    schedule.cache_clear()
 
 
 @pytest.mark.parametrize("ranks", [2, 3, 4, 5, 6, 8])
