@@ -142,17 +142,20 @@ def test_each_cpu_code_has_its_own_table_from_its_own_tuning_file(cpu):
 
 
 def test_the_table_follows_the_cpu_code():
-    """Allreduce, 4 ranks, 100 000 B: N-reduce under the emr tuning files, recursive doubling under icx's."""
-    assert intelmpi.lookup("MPI_Allreduce", 4, 100_000, cpu="emr")[0] == "nreduce"
-    assert intelmpi.lookup("MPI_Allreduce", 4, 100_000, cpu="icx")[0] == "recursive_doubling"
-    assert intelmpi.lookup("MPI_Allreduce", 4, 100_000)[0] == "nreduce"  # this module's host: emr
+    """Allreduce, 2 ranks, 100 000 B: N-reduce under the emr tuning files, recursive doubling under icx's;
+    Reduce, 4 ranks, 3000 B: k-nomial under emr's, an inline algorithm under icx's."""
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000, cpu="emr")[0] == "nreduce"
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000, cpu="icx")[0] == "recursive_doubling"
+    assert intelmpi.lookup("MPI_Reduce", 4, 3000, cpu="emr") == ("knomial", "")
+    assert intelmpi.lookup("MPI_Reduce", 4, 3000, cpu="icx") == (None, "inline algorithm")
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000)[0] == "nreduce"  # this module's host: emr
 
 
 def test_the_host_cpu_code_picks_the_table_and_the_note_says_which(monkeypatch):
     monkeypatch.setenv(intelmpi.CPU_VARIABLE, "icx")
     _forget()
-    assert intelmpi.lookup("MPI_Allreduce", 4, 100_000)[0] == "recursive_doubling"
-    assert schedule(INTEL, "MPI_Allreduce", 4, 100_000)[0] == "intel:recursive_doubling"
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000)[0] == "recursive_doubling"
+    assert schedule(INTEL, "MPI_Allreduce", 2, 100_000)[0] == "intel:recursive_doubling"
     assert "Intel MPI loads its icx tuning files (this host's CPU: the log records none)" in assumption(INTEL)
 
 
