@@ -37,8 +37,8 @@ def main() -> None:
     sizes = sorted(map(int, args.sizes.split(",")))
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(env, Path(tmp))
-        tuning = tuning_file(env, exe)
-        args.o = args.o or DATA / f"intelmpi-2021-{tuning.split('_')[1]}-observed.json"
+        cpu, tuning = tuning_file(env, exe)
+        args.o = args.o or DATA / f"intelmpi-2021-{cpu}-observed.json"
         print("tuning file", tuning, "->", args.o, file=sys.stderr, flush=True)
         # rank counts already in the file are kept: each run adds its own (a run per rank count is minutes)
         doc = json.loads(args.o.read_text()) if args.o.is_file() else {}
@@ -55,14 +55,14 @@ def main() -> None:
                     cells = {"0": cells[str(sizes[0])]}
                 table.setdefault(coll, {})[str(P)] = cells
                 print(coll, P, {n: algorithm(coll, f) for n, f in cells.items()}, file=sys.stderr, flush=True)
-            write(args.o, table, tuning)
+            write(args.o, table, cpu, tuning)
 
 
-def write(path: Path, table: dict, tuning: str) -> None:
+def write(path: Path, table: dict, cpu: str, tuning: str) -> None:
     ranks = sorted({int(P) for cells in table.values() for P in cells})
     doc = {"library": "Intel(R) MPI Library 2021.19.0 (PyPI impi-rt 2021.19.0)",
-           "setting": "one rank per node, libfabric tcp;ofi_rxm, tuning file " + tuning,
-           "cpu": tuning.split("_")[1],
+           "setting": f"one rank per node, libfabric tcp;ofi_rxm, CPU {cpu}, tuning file {tuning}",
+           "cpu": cpu,
            "command": "scripts/intelmpi-observe.py --ranks " + ",".join(map(str, ranks)),
            "observed": {c: dict(sorted(cells.items(), key=lambda kv: int(kv[0]))) for c, cells in table.items()}}
     path.write_text(json.dumps(doc, indent=1) + "\n")

@@ -30,7 +30,7 @@ def intel(mpi_env, tmp_path_factory):
     env = mpi_env("intelmpi")
     exe = build(env, tmp_path_factory.mktemp("intelobs"))
     # the replay is for this host's CPU as Intel MPI names it (its tuning file's tuning_<cpu>_): its table
-    cpu = tuning_file(env, exe).split("_")[1]
+    cpu = tuning_file(env, exe)[0]
     assert cpu in intelmpi.observed_cpus(), f"no table observed for Intel MPI's CPU {cpu}"
     saved = os.environ.get(intelmpi.CPU_VARIABLE)
     os.environ[intelmpi.CPU_VARIABLE] = cpu

@@ -94,15 +94,19 @@ def _where(work: Path, ranks: int) -> list[str]:
             ",".join([socket.gethostname()] + [f"inode{i}" for i in range(1, ranks)])]
 
 
-def tuning_file(env: dict[str, str], exe: Path) -> str:
-    """The tuning file Intel MPI loads on two such nodes (its I_MPI_DEBUG=6 output names it): tuning_<cpu>_....dat,
-    <cpu> being the code Intel MPI gives this host's CPU."""
+def tuning_file(env: dict[str, str], exe: Path) -> tuple[str, str]:
+    """(Intel MPI's code for this host's CPU, the tuning file it loads on two such nodes), from its I_MPI_DEBUG=6
+    output: it looks for tuning_<cpu>_<fabrics>.dat first, then falls back file by file ("not found") to others,
+    on this host to another CPU's (tuning_skx_shm-ofi_tcp-ofi-rxm.dat for icx over tcp;ofi_rxm)."""
     done = subprocess.run(["mpiexec.hydra", *_where(exe.parent, 2), "-n", "2", str(exe), "barrier", "8"],
                           env={**env, "I_MPI_DEBUG": "6"}, capture_output=True, text=True, timeout=600)
-    found = re.search(r"tuning_[\w.-]+?\.dat", done.stdout + done.stderr)
-    if not found:
-        raise RuntimeError(f"Intel MPI named no tuning file:\n{(done.stdout + done.stderr)[-3000:]}")
-    return found.group(0)
+    text = done.stdout + done.stderr
+    named = re.findall(r"/(tuning_([a-z]+(?:-ap)?)_[\w.-]*?\.dat)", text)
+    missing = set(re.findall(r'File "[^"]*/(tuning_[\w.-]+?\.dat)" not found', text))
+    loaded = [f for f, _ in named if f not in missing]
+    if not named or not loaded:
+        raise RuntimeError(f"Intel MPI named no tuning file it loaded:\n{text[-3000:]}")
+    return named[0][1], loaded[-1]
 
 
 def observe(env: dict[str, str], exe: Path, collectives: list[str], ranks: int, sizes: list[int],
