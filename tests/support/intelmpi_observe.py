@@ -88,14 +88,34 @@ def build(env: dict[str, str], work: Path) -> Path:
     return work / "observe"
 
 
+def _where(work: Path, ranks: int) -> list[str]:
+    """mpiexec.hydra's options that place one rank on each of ``ranks`` "nodes" (this host under other names)."""
+    return ["-bootstrap", "ssh", "-bootstrap-exec", str(work / "agent"), "-ppn", "1", "-hosts",
+            ",".join([socket.gethostname()] + [f"inode{i}" for i in range(1, ranks)])]
+
+
+def tuning_file(env: dict[str, str], exe: Path) -> tuple[str, str]:
+    """(Intel MPI's code for this host's CPU, the tuning file it loads on two such nodes), from its I_MPI_DEBUG=6
+    output: it looks for tuning_<cpu>_<fabrics>.dat first, then falls back file by file ("not found") to others,
+    on this host to another CPU's (tuning_skx_shm-ofi_tcp-ofi-rxm.dat for icx over tcp;ofi_rxm)."""
+    done = subprocess.run(["mpiexec.hydra", *_where(exe.parent, 2), "-n", "2", str(exe), "barrier", "8"],
+                          env={**env, "I_MPI_DEBUG": "6"}, capture_output=True, text=True, timeout=600)
+    text = done.stdout + done.stderr
+    named = re.findall(r"/(tuning_([a-z]+(?:-ap)?)_[\w.-]*?\.dat)", text)
+    missing = set(re.findall(r'File "[^"]*/(tuning_[\w.-]+?\.dat)" not found', text))
+    loaded = [f for f, _ in named if f not in missing]
+    if not named or not loaded:
+        raise RuntimeError(f"Intel MPI named no tuning file it loaded:\n{text[-3000:]}")
+    return named[0][1], loaded[-1]
+
+
 def observe(env: dict[str, str], exe: Path, collectives: list[str], ranks: int, sizes: list[int],
             nodes: bool = True) -> dict[str, dict[int, list[str]]]:
     """{collective: {bytes: the algorithm functions rank 0 entered in that call, in order}}, on ``ranks``
     nodes of one rank each (``nodes``) or on ``ranks`` ranks of this host; every collective is called
     once per size, one run for them all (most of a run is gdb reading the library's symbols)."""
     work = exe.parent
-    where = (["-bootstrap", "ssh", "-bootstrap-exec", str(work / "agent"), "-ppn", "1", "-hosts",
-              ",".join([socket.gethostname()] + [f"inode{i}" for i in range(1, ranks)])] if nodes else [])
+    where = _where(work, ranks) if nodes else []
     args = [str(exe), ",".join(collectives), *map(str, sizes)]
     rest = [":", "-n", str(ranks - 1), *args] if ranks > 1 else []
     # The other ranks wait for rank 0, stopped at each breakpoint: blocking (I_MPI_WAIT_MODE=1) rather than

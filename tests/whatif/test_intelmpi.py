@@ -1,6 +1,7 @@
-"""Intel MPI 2021's collectives in the replay: the decisions observed in Intel MPI 2021.19
-(data/intelmpi-2021-observed.json), looked up by size bucket, and MPICH 5.0's rules, said so, where no
-observation covers a call."""
+"""Intel MPI 2021's collectives in the replay: the decisions observed in Intel MPI 2021.19, one table per
+CPU code of its tuning files (data/intelmpi-2021-<cpu>-observed.json), looked up by size bucket, and MPICH
+5.0's rules, said so, where no observation covers a call.  The decisions asserted here are the Emerald
+Rapids table's (emr), pinned whatever this host's CPU is."""
 
 import json
 from importlib import resources
@@ -14,8 +15,22 @@ from test_collectives import every_send_is_received
 INTEL = "intelmpi-2021.19"
 
 
+def _forget():
+    intelmpi.host_cpu.cache_clear()
+    intelmpi.observed.cache_clear()
+    schedule.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def emr_table(monkeypatch):
+    monkeypatch.setenv(intelmpi.CPU_VARIABLE, "emr")
+    _forget()
+    yield
+    _forget()  # the variable is restored after this: the next lookup asks again
+
+
 def test_the_observation_file_covers_every_collective_at_each_rank_count_alike():
-    doc = json.loads(resources.files("scalewise.whatif").joinpath("data/intelmpi-2021-observed.json").read_text())
+    doc = json.loads(resources.files("scalewise.whatif").joinpath("data/intelmpi-2021-emr-observed.json").read_text())
     assert doc["library"].startswith("Intel(R) MPI Library 2021.19") and "one rank per node" in doc["setting"]
     assert doc["command"].startswith("scripts/intelmpi-observe.py --ranks ")
     table = doc["observed"]
@@ -116,3 +131,39 @@ def test_the_note_names_the_observations():
     assert note.startswith(f"{INTEL}'s collectives are replayed with the decisions observed in Intel(R) MPI "
                            "Library 2021.19.0")
     assert "MPICH 5.0's default rules" in note and assumption("mpich-5.0.2") is None
+
+
+@pytest.mark.parametrize("cpu", ["emr", "icx"])
+def test_each_cpu_code_has_its_own_table_from_its_own_tuning_file(cpu):
+    assert intelmpi.table_cpu(cpu)[0] == cpu
+    doc = intelmpi.observed(cpu)
+    assert doc["cpu"] == cpu and f"tuning_{cpu}_" in doc["setting"]
+    assert {"allreduce", "bcast", "reduce"} <= set(doc["observed"]) and "4" in doc["observed"]["allreduce"]
+
+
+def test_the_table_follows_the_cpu_code():
+    """Allreduce, 2 ranks, 100 000 B: N-reduce under the emr tuning files, recursive doubling under icx's;
+    Reduce, 4 ranks, 3000 B: k-nomial under emr's, an inline algorithm under icx's."""
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000, cpu="emr")[0] == "nreduce"
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000, cpu="icx")[0] == "recursive_doubling"
+    assert intelmpi.lookup("MPI_Reduce", 4, 3000, cpu="emr") == ("knomial", "")
+    assert intelmpi.lookup("MPI_Reduce", 4, 3000, cpu="icx") == (None, "inline algorithm")
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000)[0] == "nreduce"  # this module's host: emr
+
+
+def test_the_host_cpu_code_picks_the_table_and_the_note_says_which(monkeypatch):
+    monkeypatch.setenv(intelmpi.CPU_VARIABLE, "icx")
+    _forget()
+    assert intelmpi.lookup("MPI_Allreduce", 2, 100_000)[0] == "recursive_doubling"
+    assert schedule(INTEL, "MPI_Allreduce", 2, 100_000)[0] == "intel:recursive_doubling"
+    assert "Intel MPI loads its icx tuning files (this host's CPU: the log records none)" in assumption(INTEL)
+
+
+@pytest.mark.parametrize("cpu, nearest", [("spr", "emr"), ("gnr", "emr"), ("skx", "icx"), ("zen4", "emr")])
+def test_a_cpu_with_no_table_takes_the_nearest_and_says_so(monkeypatch, cpu, nearest):
+    monkeypatch.setenv(intelmpi.CPU_VARIABLE, cpu)
+    _forget()
+    assert intelmpi.table_cpu() == (nearest, f"no table observed for Intel MPI's CPU {cpu}: the nearest, "
+                                             f"{nearest}'s, assumed")
+    assert intelmpi.observed()["cpu"] == nearest
+    assert f"the nearest, {nearest}'s, assumed" in assumption(INTEL)

@@ -50,8 +50,9 @@ def _intel_note(library: str) -> str:
     doc = intelmpi.observed()
     ranks = ",".join(sorted({p for cells in doc["observed"].values() for p in cells}, key=int))
     sizes = sorted({int(n) for cells in doc["observed"]["allreduce"].values() for n in cells})
-    note = (f"{library}'s collectives are replayed with the decisions observed in {doc['library']} "
-            f"({doc['setting']}; {ranks} ranks, {sizes[0]} to {sizes[-1]} B); a call outside them, or whose "
+    note = (f"{library}'s collectives are replayed with the decisions observed in {doc['library']}, "
+            f"{intelmpi.table_cpu()[1]} ({doc['setting']}; {ranks} ranks, {sizes[0]} to {sizes[-1]} B); a call "
+            "outside them, or whose "
             "algorithm was compiled inline or is not modelled, with MPICH 5.0's default rules")
     fell = intelmpi.fallbacks()
     if fell:

@@ -1,8 +1,10 @@
 """Intel MPI 2021: the algorithm each collective runs, as observed in Intel MPI 2021.19 one rank per node
-(data/intelmpi-2021-observed.json, written by scripts/intelmpi-observe.py, which stops rank 0 under gdb
-in every algorithm function a call enters), and the schedules of those algorithms.
+(data/intelmpi-2021-<cpu>-observed.json, written by scripts/intelmpi-observe.py, which stops rank 0 under
+gdb in every algorithm function a call enters), and the schedules of those algorithms.
 
-Intel MPI picks its algorithms from a binary tuning file per CPU and fabric (etc/tuning_*.dat); its
+Intel MPI picks its algorithms from a binary tuning file per CPU and fabric (etc/tuning_<cpu>_*.dat, <cpu>
+its own code: icx, spr, emr, ...), so one table per CPU code: the replay takes the one of the CPU it is
+for (:func:`table_cpu`).  Its
 documented dumps (I_MPI_TUNING_BIN_DUMP) write the same compressed binary back, so the decisions are
 read off real calls instead.  Its table is autotuned: neighbouring sizes often take different
 algorithms, and a power of two may be decided apart from the sizes just off it (Bcast on 3 ranks:
@@ -18,9 +20,15 @@ layer runs itself), or one whose messages are not published (Shumilin's, Allgath
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import socket
+import subprocess
 from collections import Counter
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 from scalewise.whatif.collectives import algorithms as A
 from scalewise.whatif.collectives import mpich
@@ -31,10 +39,84 @@ RADIX = 4  # k of the k-ary and k-nomial trees: an assumption (the tuning file m
 THROTTLE = mpich.THROTTLE  # peers in flight in "scattered": MPICH's default, an assumption
 
 
+# Intel MPI's CPU codes (its tuning files' names), by generation: a CPU with no table of its own takes the
+# nearest observed one in this order, and says so.
+GENERATIONS = ("skx", "clx-ap", "icx", "spr", "emr", "gnr", "srf", "cwf")
+CPU_VARIABLE = "SCALEWISE_INTELMPI_CPU"  # the CPU code to replay for, instead of this host's
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "scalewise" / "intelmpi-cpu"
+
+
+def observed_cpus() -> list[str]:
+    """The CPU codes a table was observed for, by generation."""
+    names = [f.name for f in resources.files("scalewise.whatif").joinpath("data").iterdir()]
+    found = [m.group(1) for n in names if (m := re.fullmatch(rf"{LINE}-([\w-]+?)-observed\.json", n))]
+    return sorted(found, key=lambda c: GENERATIONS.index(c) if c in GENERATIONS else len(GENERATIONS))
+
+
 @cache
-def observed() -> dict:
-    """The observation file: {"observed": {collective: {ranks: {bytes: [functions entered]}}}, ...}."""
-    text = resources.files("scalewise.whatif").joinpath(f"data/{LINE}-observed.json").read_text()
+def host_cpu() -> str | None:
+    """Intel MPI's code for the CPU of the replay's host: $SCALEWISE_INTELMPI_CPU, else the one the Intel MPI on
+    PATH gives it (the tuning file it loads, which I_MPI_DEBUG=6 names), cached per host and CPU model; None
+    where no Intel MPI can say.  Not the CPU model: a virtual Emerald Rapids (model 207) without AMX is icx to it."""
+    if os.environ.get(CPU_VARIABLE):
+        return os.environ[CPU_VARIABLE]
+    key = f"{socket.gethostname()} {_cpu_model()}"
+    if _CACHE.is_file() and (line := _CACHE.read_text().strip()).rsplit(" ", 1)[0] == key:
+        return line.rsplit(" ", 1)[1]
+    code = _ask_intel_mpi()
+    if code:
+        _CACHE.parent.mkdir(parents=True, exist_ok=True)
+        _CACHE.write_text(f"{key} {code}\n")
+    return code
+
+
+def _cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    found = re.search(r"^model\s*:\s*(\d+)", text, re.MULTILINE)
+    name = re.search(r"^model name\s*:\s*(.*?)\s*$", text, re.MULTILINE)
+    return f"{name.group(1) if name else '?'}/{found.group(1) if found else '?'}".replace(" ", "_")
+
+
+def _ask_intel_mpi() -> str | None:
+    """Run Intel MPI's own benchmark once on one rank with I_MPI_DEBUG=6 and read its tuning file's CPU code."""
+    launcher = shutil.which("mpiexec.hydra")
+    bench = launcher and Path(launcher).with_name("IMB-MPI1")
+    if not bench or not bench.is_file():
+        return None
+    try:
+        done = subprocess.run([launcher, "-n", "1", str(bench), "-msglog", "0:0", "-iter", "1", "Barrier"],
+                              env={**os.environ, "I_MPI_DEBUG": "6"}, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r"tuning_([a-z]+(?:-ap)?)_", done.stdout + done.stderr)
+    return found.group(1) if found else None
+
+
+def table_cpu(cpu: str | None = None) -> tuple[str, str]:
+    """(the CPU code whose table replays ``cpu``, or this host's where None; a sentence saying which and why)."""
+    want = cpu or host_cpu()
+    have = observed_cpus()
+    if want in have:
+        whose = "" if cpu else " (this host's CPU: the log records none)"
+        return want, f"the table observed where Intel MPI loads its {want} tuning files{whose}"
+    if want is None:
+        return have[-1], (f"no Intel MPI here names this host's CPU: the table observed on {have[-1]} "
+                          "(Intel MPI's code) assumed")
+    rank = GENERATIONS.index(want) if want in GENERATIONS else len(GENERATIONS)
+    # a tie goes to the later generation (Sapphire Rapids: Emerald Rapids is its refresh, Ice Lake its predecessor)
+    near = min(have, key=lambda c: (abs(GENERATIONS.index(c) - rank), -GENERATIONS.index(c)))
+    return near, f"no table observed for Intel MPI's CPU {want}: the nearest, {near}'s, assumed"
+
+
+@cache
+def observed(cpu: str | None = None) -> dict:
+    """The observation file of ``cpu``'s table (:func:`table_cpu`):
+    {"observed": {collective: {ranks: {bytes: [functions entered]}}}, ...}."""
+    code = table_cpu(cpu)[0]
+    text = resources.files("scalewise.whatif").joinpath(f"data/{LINE}-{code}-observed.json").read_text()
     return json.loads(text)
 
 
@@ -48,10 +130,11 @@ def algorithm(collective: str, entered: list[str]) -> str | None:
     return None
 
 
-def lookup(func: str, P: int, nbytes: int) -> tuple[str | None, str]:
-    """(the algorithm Intel MPI was seen to run for this call, or None, and why not)."""
+def lookup(func: str, P: int, nbytes: int, cpu: str | None = None) -> tuple[str | None, str]:
+    """(the algorithm Intel MPI was seen to run for this call on ``cpu`` (this host's where None; its
+    table: :func:`table_cpu`), or None, and why not)."""
     coll = func[4:].lower()
-    table = observed()["observed"].get(coll)
+    table = observed(cpu)["observed"].get(coll)
     if table is None:
         return None, "not observed"
     cells = table.get(str(P))
