@@ -12,10 +12,17 @@ Root; holds the cluster lock.
 usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
                            [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
-                           [--shm-on-one-core] [--shm-statistic best]
+                           [--shm-on-one-core] [--shm-statistic best] [--idle-sleep-us US]
+                           [--args-for APP="..."] [--by-function]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
-the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md).
+the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md); --args-for adds options
+to one app's line only (dft="--compute sleep --iters 5").  --idle-sleep-us makes every launch of the bench
+(the runs, both calibrations) one whose waiting ranks sleep that long instead of polling
+(SCALEWISE_IDLE_SLEEP_US, runtime/compat/idle_sleep.c).  Beside each cell: the measured runs' CPU, the
+ranks' user and system time and the host's softirq time over the run, as a share of the host's cores
+times the wall (whether the ranks' real work fits the cores), and with --by-function, per round, each MPI
+function's replayed time less its measured time.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from pathlib import Path
 
 from common import ROOT, on_emulated_cluster
 from whatif_cluster import link_network, summary, traced
+from whatif_self import by_function
 from scalewise.cluster import cluster_down
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import cluster_launch
@@ -40,7 +48,7 @@ from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
 from scalewise.whatif.calibrate.collbench import calibrate_with_collectives
 from scalewise.whatif.calibrate.peers import PEER_MSGS, measure_peers
-from scalewise.launch.preload import YIELD_AFTER_IDLE_POLLS
+from scalewise.launch.preload import IDLE_SLEEP, YIELD_AFTER_IDLE_POLLS, idle_sleep_us
 from scalewise.whatif.calibrate.pingpong import PairCommand, eager_limit, launch
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
 
@@ -71,8 +79,23 @@ def check_placement(log: Path, hostnames: list[str], per_node: int) -> None:
 
 
 def app_line(a, flavour: str, app: str) -> list[str]:
-    """The app's own command line, the bench's --app-args after its size."""
-    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args]
+    """The app's own command line, the bench's --app-args and its own --args-for after its size."""
+    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args, *a.args_for.get(app, [])]
+
+
+def softirq_seconds() -> float:
+    """The host's softirq time so far, summed over its cores (/proc/stat; the kernel's TCP and veth work)."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_share(log: Path, softirq: float) -> float:
+    """The run's ranks' user and system time plus the host's softirq time, over the host's cores times the
+    run's wall: above 1 the ranks' real work did not fit the cores."""
+    r = read_profile(log).ranks
+    ranks_cpu = float((r["cpu_user"].astype(float) + r["cpu_sys"].astype(float)).sum())
+    return (ranks_cpu + softirq) / (len(os.sched_getaffinity(0)) * float(r["wall"].max()))
 
 
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
@@ -83,9 +106,11 @@ def record_round(a, k: int, runs: dict, tmp: Path) -> None:
             for app in a.apps:
                 exe = app_line(a, flavour, app)
                 argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after)
+                before = softirq_seconds()
                 log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
                 check_placement(log, c.hostnames, per_node)
                 runs.setdefault((flavour, place, app), []).append((log, trace))
+                a.cpu[(flavour, place, app, k)] = cpu_share(log, softirq_seconds() - before)
 
 
 def _spread(walls: list[float]) -> float:
@@ -113,10 +138,15 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
             w = compare([p], read_profile(log))
             own.append((against_measured(w).iloc[0], w))
             alone.append(p.wall_time)
+        for k, (_, w) in enumerate(own):
+            if a.by_function:
+                print(f"{flavour} {app} {HERE} (its own run) round {k + 1}, replayed less measured, ms: "
+                      f"{by_function(w)}", flush=True)
         e, w = sorted(own, key=lambda r: r[0]["wall_change"])[len(own) // 2]
         # its own run: the trace's compute is the measured run's, so "at the measured compute" is the same
         out.append(_row(e, w, own, mpi=flavour, app=app, source=HERE, target=f"{HERE} (its own run)", own=True,
                         rounds_same_compute=[float(r[0]["wall_change"]) for r in own],
+                        cpu=[a.cpu[(flavour, HERE, app, k)] for k in range(len(own))],
                         spread=_spread([float(r[1].summary.iloc[0]["wall_time"]) for r in own])))
         for target, nodes in NODES.items():
             if target == HERE:
@@ -135,11 +165,16 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
                 m_wall, m_here = float(w.summary.iloc[0]["wall_time"]), float(w_here.summary.iloc[0]["wall_time"])
                 rounds.append((against_measured(w).iloc[0], w, apart.wall_time / m_wall - 1,
                                (m_wall / m_here - 1, preds[0].wall_time / p_here - 1), plain.wall_time / m_wall - 1))
+            for k, r in enumerate(rounds):
+                if a.by_function:
+                    print(f"{flavour} {app} {target} round {k + 1}, replayed less measured, ms: {by_function(r[1])}",
+                          flush=True)
             e, w, _, _, _ = sorted(rounds, key=lambda r: r[0]["wall_change"])[len(rounds) // 2]
             out.append(_row(e, w, rounds, mpi=flavour, app=app, source=HERE, target=target,
                             rounds_same_compute=[float(r[0]["wall_change_same_compute"]) for r in rounds],
                             apart=[r[2] for r in rounds], change=[r[3] for r in rounds],
                             without_peers=[r[4] for r in rounds],
+                            cpu=[a.cpu[(flavour, target, app, k)] for k in range(len(rounds))],
                             spread=_spread([float(p.ranks["wall"].max()) for p in measured])))
     return out
 
@@ -215,6 +250,21 @@ def _msgs(text: str) -> int:
     return int(text)
 
 
+def _sleep_us(text: str) -> str:
+    try:
+        idle_sleep_us({IDLE_SLEEP: text})
+    except ScalewiseError as e:
+        raise argparse.ArgumentTypeError(f"--idle-sleep-us: {e}") from None
+    return text
+
+
+def _args_for(text: str) -> tuple[str, list[str]]:
+    app, eq, words = text.partition("=")
+    if not eq or not app:
+        raise argparse.ArgumentTypeError(f"--args-for: '{text}' is not APP=\"options\"")
+    return app, shlex.split(words)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
@@ -243,11 +293,25 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--shm-statistic", choices=("best", "median", "mean"), default="best",
                     help="which of the shared-memory calibration's repetitions it fits (calibrate's fastest by "
                          "default); on a shared core the fastest round trip is one no switch between the ranks delayed")
+    ap.add_argument("--idle-sleep-us", type=_sleep_us, default=None, metavar="US",
+                    help="every launch's waiting ranks sleep US microseconds at each idle poll instead of polling "
+                         "(SCALEWISE_IDLE_SLEEP_US: the runs and both calibrations); unset: they poll")
+    ap.add_argument("--args-for", type=_args_for, action="append", default=[], metavar='APP="..."',
+                    help='options added to one app\'s line, e.g. dft="--compute sleep --iters 5"')
+    ap.add_argument("--by-function", action="store_true",
+                    help="print, per cell and round, each MPI function's replayed time less its measured time")
     return ap
 
 
 def main() -> int:
     a = parser().parse_args()
+    a.args_for = dict(a.args_for)
+    a.cpu = {}  # (flavour, placement, app, round) -> the run's CPU over the host's cores x wall
+    if a.idle_sleep_us is not None:
+        os.environ[IDLE_SLEEP] = a.idle_sleep_us  # every launch below reads it (preload.with_idle_sleep)
+    else:
+        os.environ.pop(IDLE_SLEEP, None)
+    print(f"waiting ranks: {'sleep ' + a.idle_sleep_us + ' us' if idle_sleep_us(os.environ) else 'poll'}", flush=True)
     table = []
     with on_emulated_cluster() as tmp:
         links, shms = calibrate(a)
@@ -260,8 +324,8 @@ def main() -> int:
     print(f"| MPI | app | predicted for ({rate_text(parse_rate(a.rate))}) | measured wall | predicted wall "
           "| wall error, every round | at the measured compute | without both_ways_peers | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "
-          "| spread of the measured runs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| spread of the measured runs | CPU over cores x wall, every round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         placed = not c.get("own")
@@ -270,7 +334,8 @@ def main() -> int:
               f"| {pct(c['apart']) if placed else ''} "
               f"| {', '.join(f'{100 * x:+.0f}% / {100 * y:+.0f}%' for x, y in c['change']) if placed else ''} "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% "
-              f"| {', '.join(f'{x:+.1f}' for x in c['round_shares'])} | {100 * c['spread']:.0f}% |")
+              f"| {', '.join(f'{x:+.1f}' for x in c['round_shares'])} | {100 * c['spread']:.0f}% "
+              f"| {', '.join(f'{100 * x:.0f}%' for x in c['cpu'])} |")
     print()
     placed = [c for c in table if not c.get("own")]
     print(summary(f"{HERE}, replayed against its own run", [c for c in table if c.get("own")]))

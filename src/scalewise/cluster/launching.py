@@ -27,7 +27,7 @@ from scalewise.errors import ScalewiseError
 from scalewise.launch.launchline import parse_launch_line
 from scalewise.launch.mpirun import root_env, two_ranks
 from scalewise.launch.mpis import family_of
-from scalewise.launch.preload import with_mpich_ucx
+from scalewise.launch.preload import IDLE_SLEEP, idle_sleep_us, with_idle_sleep, with_mpich_ucx
 from scalewise.launch.releases import release_line
 from scalewise.launch.srun import check_srun_app
 
@@ -120,6 +120,10 @@ def _mca_given(argv: list[str], name: str) -> bool:
                for i, a in enumerate(argv))
 
 
+def _forwarded(argv: list[str], name: str) -> bool:
+    return any(a == "-x" and i + 1 < len(argv) and argv[i + 1].split("=")[0] == name for i, a in enumerate(argv))
+
+
 def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line: str,
              env: dict[str, str]) -> list[str]:
     names = OPENMPI_NAMES[line]
@@ -129,11 +133,15 @@ def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line
     daemons = {names.agent: str(c.agent), "oob_tcp_if_include": NODES_SUBNET}
     # the cluster's own settings yield to the user's, given on the line or as a variable
     apart = {k: v for k, v in control_apart(c, line).items() if f"OMPI_MCA_{k}" not in env}
-    if oversubscribed and "OMPI_MCA_mpi_yield_when_idle" not in env:
+    sleeping = idle_sleep_us(env) > 0
+    if (oversubscribed or sleeping) and "OMPI_MCA_mpi_yield_when_idle" not in env:
         # More ranks than the node's cores: a waiting rank yields its core, as MPICH's do
         # (preload.with_mpich_ucx).  Open MPI yields by itself only when the hostfile's slots are too few,
-        # and the cluster's hostfile gives a node as many slots as it gets ranks.
+        # and the cluster's hostfile gives a node as many slots as it gets ranks.  With the idle sleep
+        # (preload.with_idle_sleep) the yield is what reaches the shim, at any placement.
         apart["mpi_yield_when_idle"] = "1"
+    if sleeping:  # the shim and its setting reach the ranks on other nodes only when named
+        extra += [arg for name in ("LD_PRELOAD", IDLE_SLEEP) if not _forwarded(argv, name) for arg in ("-x", name)]
     for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names) | apart)):
         for name, value in settings.items():
             if not _mca_given(argv, name):
@@ -197,11 +205,12 @@ def cluster_launch(c: Cluster, argv: list[str], base_env: dict[str, str] | None 
     total = (ranks or slots * nodes)
     oversubscribed = slots > cores or total > c.cpus_total
     if family_of(flavour) == "openmpi":
-        out, env = _openmpi(c, argv, slots, oversubscribed, line, env), root_env(env)
+        out, env = _openmpi(c, argv, slots, oversubscribed, line, env), with_idle_sleep(root_env(env), "openmpi")
     else:
         out, env = _hydra(c, argv, slots), transport_env(flavour, env)
         if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
             env, _ = with_mpich_ucx(env, oversubscribed)
+            env = with_idle_sleep(env, "mpich")
     return ClusterLaunch(out, env, ranks, per_node, oversubscribed, cores)
 
 

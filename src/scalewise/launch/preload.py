@@ -86,6 +86,45 @@ def with_mpich_ucx(env: dict[str, str], oversubscribed: bool) -> tuple[dict[str,
     return out, settings
 
 
+# Ranks that sleep while they wait (runtime/compat/idle_sleep.c): opt-in, by this variable in the
+# launch's environment (microseconds a waiting rank sleeps at each idle poll).  With it a launch also
+# turns each MPI's yield when idle on, so that both MPIs' idle paths reach the shim's sched_yield.
+IDLE_SLEEP = "SCALEWISE_IDLE_SLEEP_US"
+IDLE_SLEEP_LIBRARY = "libscalewise-idle-sleep.so"
+OPENMPI_YIELD = "OMPI_MCA_mpi_yield_when_idle"
+MPICH_YIELD = "SCALEWISE_YIELD_WHEN_IDLE"
+
+
+def idle_sleep_us(env: dict[str, str]) -> float:
+    """The sleep a waiting rank takes, from ``env`` (0: off); a clear error when it is not a duration."""
+    text = env.get(IDLE_SLEEP, "").strip()
+    if not text:
+        return 0.0
+    try:
+        us = float(text)
+    except ValueError:
+        us = -1.0
+    if not 0 <= us < 1e6:
+        raise ScalewiseError(f"{IDLE_SLEEP}='{text}': not a sleep in microseconds (0 to 999999)")
+    return us
+
+
+def with_idle_sleep(env: dict[str, str], family: str) -> dict[str, str]:
+    """``env`` with the idle-sleep shim preloaded and the MPI's yield when idle on, when ``env`` asks
+    for it (:data:`IDLE_SLEEP`); else ``env`` unchanged.  ``family``: "openmpi" or "mpich" (Hydra's)."""
+    if idle_sleep_us(env) == 0:
+        return env
+    lib = build_dir() / "compat" / IDLE_SLEEP_LIBRARY
+    if not lib.is_file():
+        raise ScalewiseError(f"{IDLE_SLEEP} is set but {lib} is missing (run `make runtime`)")
+    out = dict(env)
+    preloaded = [p for p in env.get("LD_PRELOAD", "").split(":") if p]
+    if str(lib) not in preloaded:
+        out["LD_PRELOAD"] = ":".join([str(lib), *preloaded])
+    out.setdefault(OPENMPI_YIELD if family == "openmpi" else MPICH_YIELD, "1" if family == "openmpi" else YIELD_AFTER_IDLE_POLLS)
+    return out
+
+
 def binary_mpi(path: str | os.PathLike) -> mpis.Mpi | None:
     """The MPI an executable links (None without MPI), remembered as the hint for its build."""
     mpi = mpis.binary_mpi(path)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from scalewise.errors import ScalewiseError
 from scalewise.launch.mpirun import ranks_line, root_env
 from scalewise.launch.mpis import family_of
-from scalewise.launch.preload import built_library, with_mpich_ucx
+from scalewise.launch.preload import built_library, with_idle_sleep, with_mpich_ucx
 from scalewise.whatif.api import replay
 from scalewise.whatif.calibrate.pingpong import Calibration, PairCommand, calibrate_link, launch, pause_args, rest_for, run_proxy
 from scalewise.whatif.collectives import schedule
@@ -76,10 +76,11 @@ def launch_ranks(flavour: str, ranks: int, argv: list[str]) -> tuple[list[str], 
     crowded = ranks > (os.cpu_count() or 1)
     if family_of(flavour) == "openmpi":
         return [*ranks_line(flavour, ranks), "--bind-to", "none", *(["--oversubscribe"] if crowded else []),
-                *argv], root_env(dict(os.environ))
+                *argv], with_idle_sleep(root_env(dict(os.environ)), "openmpi")
     env = dict(os.environ)
     if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
         env, _ = with_mpich_ucx(env, oversubscribed=crowded)
+        env = with_idle_sleep(env, "mpich")  # when the launch asks for it (preload.IDLE_SLEEP)
     return [*ranks_line(flavour, ranks), *argv], env
 
 
