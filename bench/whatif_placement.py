@@ -90,12 +90,14 @@ def softirq_seconds() -> float:
     return int(fields[7]) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_share(log: Path, softirq: float) -> float:
-    """The run's ranks' user and system time plus the host's softirq time, over the host's cores times the
-    run's wall: above 1 the ranks' real work did not fit the cores."""
+def cpu_share(log: Path, softirq: float) -> tuple[float, float, int]:
+    """The run's ranks' user and system time, and the host's softirq time, each over the host's cores times
+    the run's wall (near 1 together: the ranks' real work did not fit the cores), and the ranks' voluntary
+    context switches (a rank that sleeps while it waits makes one a sleep; one that polls, few)."""
     r = read_profile(log).ranks
     ranks_cpu = float((r["cpu_user"].astype(float) + r["cpu_sys"].astype(float)).sum())
-    return (ranks_cpu + softirq) / (len(os.sched_getaffinity(0)) * float(r["wall"].max()))
+    cores_wall = len(os.sched_getaffinity(0)) * float(r["wall"].max())
+    return ranks_cpu / cores_wall, softirq / cores_wall, int(r["nvcsw"].astype(float).sum())
 
 
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
@@ -324,8 +326,9 @@ def main() -> int:
     print(f"| MPI | app | predicted for ({rate_text(parse_rate(a.rate))}) | measured wall | predicted wall "
           "| wall error, every round | at the measured compute | without both_ways_peers | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "
-          "| spread of the measured runs | CPU over cores x wall, every round |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| spread of the measured runs | CPU over cores x wall (ranks + softirq), every round "
+          "| the ranks' voluntary switches, every round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         placed = not c.get("own")
@@ -335,7 +338,8 @@ def main() -> int:
               f"| {', '.join(f'{100 * x:+.0f}% / {100 * y:+.0f}%' for x, y in c['change']) if placed else ''} "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% "
               f"| {', '.join(f'{x:+.1f}' for x in c['round_shares'])} | {100 * c['spread']:.0f}% "
-              f"| {', '.join(f'{100 * x:.0f}%' for x in c['cpu'])} |")
+              f"| {', '.join(f'{100 * x:.0f}+{100 * y:.0f}%' for x, y, _ in c['cpu'])} "
+              f"| {', '.join(str(n) for _, _, n in c['cpu'])} |")
     print()
     placed = [c for c in table if not c.get("own")]
     print(summary(f"{HERE}, replayed against its own run", [c for c in table if c.get("own")]))
