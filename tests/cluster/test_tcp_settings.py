@@ -95,3 +95,26 @@ def test_ranks_yield_when_idle_on_oversubscribed_nodes_under_both_mpis(emulation
     own = cluster_launch(c, ["mpirun", "-np", "4", ompi], base_env={"OMPI_MCA_mpi_yield_when_idle": "0"})
     assert _yield(own.argv) == []
     assert _yield(cluster_launch(c, ["mpirun", "-np", "1", ompi]).argv) == []
+
+
+def test_ranks_on_every_node_get_the_idle_sleep_when_a_launch_asks_for_it(two_nodes):
+    # SCALEWISE_IDLE_SLEEP_US (runtime/compat/idle_sleep.c): the shim preloaded in the ranks on both nodes,
+    # Open MPI's through -x, and both MPIs' yield on even where each rank has a core of its own.
+    c = cluster_up(2, parse_rate("1gbit"))
+    shim = str(build_dir() / "compat" / "libscalewise-idle-sleep.so")
+    asked = {"SCALEWISE_IDLE_SLEEP_US": "10"}
+    for flavour, words in (("openmpi", ["mpirun", "-np", "2"]), ("mpich", ["mpiexec.mpich", "-n", "2"])):
+        line = cluster_launch(c, [*words, "/usr/bin/printenv", "LD_PRELOAD", "SCALEWISE_IDLE_SLEEP_US"],
+                              base_env=asked, flavour=flavour)
+        if flavour == "openmpi":
+            assert not line.oversubscribed and _yield(line.argv) == ["1"], line.argv
+        else:
+            assert line.env["SCALEWISE_YIELD_WHEN_IDLE"] == "64"
+        done = subprocess.run(line.argv, env=line.env, capture_output=True, text=True, timeout=120)
+        printed = done.stdout.split()
+        assert done.returncode == 0 and len(printed) == 4, (flavour, done.stdout, done.stderr)
+        # each rank prints its two values, the ranks' lines in any order
+        assert printed.count("10") == 2 and sum(shim in p.split(":") for p in printed) == 2, printed
+    # not asked: nothing preloaded, no yield where each rank has a core
+    plain = cluster_launch(c, ["mpirun", "-np", "2", "/usr/bin/printenv"], base_env={}, flavour="openmpi")
+    assert _yield(plain.argv) == [] and shim not in plain.env.get("LD_PRELOAD", "")
