@@ -6,6 +6,7 @@ that yield their core when idle on nodes with more ranks than cores, under both 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -102,7 +103,8 @@ def test_ranks_on_every_node_get_the_idle_sleep_when_a_launch_asks_for_it(two_no
     # Open MPI's through -x, and both MPIs' yield on even where each rank has a core of its own.
     c = cluster_up(2, parse_rate("1gbit"))
     shim = str(build_dir() / "compat" / "libscalewise-idle-sleep.so")
-    asked = {"SCALEWISE_IDLE_SLEEP_US": "10"}
+    usual = {k: v for k, v in os.environ.items() if k != "SCALEWISE_IDLE_SLEEP_US"}
+    asked = {**usual, "SCALEWISE_IDLE_SLEEP_US": "10"}
     for flavour, words in (("openmpi", ["mpirun", "-np", "2"]), ("mpich", ["mpiexec.mpich", "-n", "2"])):
         line = cluster_launch(c, [*words, "/usr/bin/printenv", "LD_PRELOAD", "SCALEWISE_IDLE_SLEEP_US"],
                               base_env=asked, flavour=flavour)
@@ -116,5 +118,5 @@ def test_ranks_on_every_node_get_the_idle_sleep_when_a_launch_asks_for_it(two_no
         # each rank prints its two values, the ranks' lines in any order
         assert printed.count("10") == 2 and sum(shim in p.split(":") for p in printed) == 2, printed
     # not asked: nothing preloaded, no yield where each rank has a core
-    plain = cluster_launch(c, ["mpirun", "-np", "2", "/usr/bin/printenv"], base_env={}, flavour="openmpi")
+    plain = cluster_launch(c, ["mpirun", "-np", "2", "/usr/bin/printenv"], base_env=usual, flavour="openmpi")
     assert _yield(plain.argv) == [] and shim not in plain.env.get("LD_PRELOAD", "")
