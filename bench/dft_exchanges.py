@@ -2,10 +2,13 @@
 """Each MPI_Alltoallv of dft between two emulated nodes (one rank on each), timed by an interposer
 (bench/alltoallv_times.c): per call, from the later rank's arrival to the later rank's return, its
 percentiles, its mean, and the calls over 150 ms (a TCP retransmission timeout is at least 200 ms),
-for each queue at the nodes' sending ends.  What the self-replay's link model must add up to: a run's
+for each queue at the nodes' sending ends.  With ``--profiled`` each run is followed by the same run
+under the profiler with its trace on (as bench/whatif_self.py records it), whose log gives the
+exchanges' sum over the ranks beside.  What the self-replay's link model must add up to: a run's
 exchanges sum to their mean, not their median.  Root; takes the cluster lock.
 
 usage: dft_exchanges.py [--flavours mpich,openmpi] [--rate 1gbit] [--sending-queues 2ms,12ms,100ms] [--runs 4]
+                        [--profiled]
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from common import ROOT, on_emulated_cluster
 from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import pair_launcher
 from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, queue_text
+from scalewise.launch.profiled import run_profiled
+from scalewise.logfile.reader import read_profile
 
 STALL = 0.150  # seconds: a call this long waited for a retransmission timeout
 
@@ -52,6 +57,16 @@ def one_run(flavour: str, argv: list[str], env: dict[str, str], lib: Path, stem:
     return exchanges(stem)
 
 
+def profiled_sum(argv: list[str], env: dict[str, str], outdir: Path) -> float:
+    """The same run under the profiler, trace on: its MPI_Alltoallv time summed over the ranks (s)."""
+    with open(os.devnull, "w") as quiet:
+        job = run_profiled(argv, outdir, base_env=env, job_stdout=quiet.fileno(), trace=True)
+    if job.returncode != 0 or len(job.logs) != 1:
+        raise SystemExit(f"dft_exchanges: the profiled run failed: exit {job.returncode}")
+    f = read_profile(job.logs[0]).phase_functions
+    return float(f[f["function"] == "MPI_Alltoallv"]["time"].sum())
+
+
 def line(d: list[float]) -> str:
     s = sorted(d)
     ms = [x * 1e3 for x in s]
@@ -68,6 +83,7 @@ def main() -> int:
                     type=lambda s: [parse_queue(x) for x in s.split(",")])
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--iters", default="4", help="dft's iterations (67 transposes at 4)")
+    ap.add_argument("--profiled", action="store_true", help="each run followed by the same run profiled and traced")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for flavour in a.flavours:
@@ -83,6 +99,9 @@ def main() -> int:
                         d = one_run(flavour, argv, env, lib, Path(tmp) / f"{flavour}-{k}")
                         print(f"{flavour} {a.rate}, sending end {queue_text(sq)}, run {k + 1} (load {load:.2f}): {line(d)}",
                               flush=True)
+                        if a.profiled:
+                            took = profiled_sum(argv, env, Path(tmp) / f"profiled-{flavour}-{k}")
+                            print(f"    the same run profiled, traced: MPI_Alltoallv sum {took * 1e3:.0f} ms", flush=True)
     return 0
 
 
