@@ -43,7 +43,8 @@ def calibrated(tmp_path_factory):
     the cross-link prediction of the same MPI reads (one 20-repetition calibration less, about 40 s).
     Its collectives at 8 bytes only: the replay charges each collective what its smallest measured size
     cost beyond its replay (whatif/percall.py), and the larger sizes' rows are a report that nothing
-    here reads (their 20 rested repetitions of 64 KiB and 1 MiB took several seconds per calibration)."""
+    here reads (20 rested repetitions of Allreduce, Bcast and Alltoall of 1 MiB each are about 4 s of the
+    100 Mbit/s link's time per calibration, by its rate)."""
     made: dict[tuple, Path] = {}
 
     def calibrate(mpi: str) -> Path:
