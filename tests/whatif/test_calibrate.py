@@ -13,7 +13,7 @@ import pytest
 from scalewise import whatif
 from scalewise.whatif.calibrate.pingpong import (HALF_DUPLEX_RATIO, SIZES, calibration_doubts, duplex_terms,
                                                  exchange_ratios, fit, link_payload_share, measure_both, measure_overheads,
-                                                 payload_share)
+                                                 payload_share, share_sizes)
 from scalewise.whatif.network import Shaping
 from scalewise.whatif.trace import Call as C
 
@@ -161,6 +161,37 @@ def test_a_shaped_links_payload_share_is_its_median_round_trips_rate():
               for name, share in (("best", 0.95), ("median", 0.85))}
     assert link_payload_share(points, shaping) == 0.85
     assert link_payload_share({**points, "median": points["best"]}, shaping) == 0.95
+
+
+def test_a_share_the_headers_cannot_explain_is_measured_again_from_more_round_trips():
+    # At 100 Mbit/s 95.5% is payload; a median 4 MiB round trip that hit TCP's retransmission timeout
+    # is 100 ms longer, which reads as a share of about 0.69: below what headers take, so the two sizes
+    # are measured again and the new medians give the share.
+    shaping = Shaping(rate_gbit_s=0.1, bucket_bytes=65536)
+    clean = {s: 10e-6 + max(s - 0.955 * 65536, 0) / (shaping.bytes_per_second * 0.955) for s in SIZES}
+    big = tuple(share_sizes(clean, shaping))
+    assert big == (1 << 20, 4 << 20)
+    asked = []
+
+    def again(points):
+        def measure(sizes):
+            asked.append(sizes)
+            return {"best": {s: clean[s] for s in sizes}, "median": {s: points[s] for s in sizes}}
+        return measure
+
+    late = {**clean, 4 << 20: clean[4 << 20] + 0.1}
+    assert payload_share(late, shaping) == pytest.approx(0.69, abs=0.01)
+    assert link_payload_share({"best": clean, "median": late}, shaping, again(clean)) == 0.955
+    assert asked == [big]
+    # a rate above the link's (the 1 MiB round trip late) is measured again too
+    assert link_payload_share({"best": clean, "median": {**clean, 1 << 20: clean[1 << 20] + 0.1}}, shaping,
+                              again(clean)) == 0.955
+    # within what headers allow: not measured again; and a link that is slow again keeps its low share
+    asked.clear()
+    assert link_payload_share({"best": clean, "median": clean}, shaping, again(late)) == 0.955 and not asked
+    assert link_payload_share({"best": clean, "median": late}, shaping, again(late)) == pytest.approx(0.69, abs=0.01)
+    # without a way to measure again (a sweep of SHARE_REPS or more), the sweep's share stands
+    assert link_payload_share({"best": clean, "median": late}, shaping) == pytest.approx(0.69, abs=0.01)
 
 
 def test_a_shaped_link_charges_its_headers_to_the_bucket():
