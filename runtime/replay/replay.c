@@ -22,6 +22,7 @@ static inline double earlier(double a, double b) { return a < b ? a : b; }
 #define READY 1u /* a request's completion time is known */
 #define IS_RECV 2u
 #define LOCAL 4u /* a receive from a rank of the same node: through shared memory */
+#define WAITED 8u /* in the sweep: a wait its rank is blocked at counts on this request (rank_state.pending) */
 
 /* Collective traffic is matched apart from user messages, as the libraries
  * do with their own communicator contexts; one tag per collective function
@@ -86,13 +87,14 @@ typedef struct {
     int8_t in_call;    /* inside a collective */
     int8_t blocked;
     int8_t nkeys; /* match keys in the block */
+    int32_t pending; /* in the sweep, blocked: the requests of its wait not complete yet */
     /* the links, and the computation so far */
     link_state link; /* the rank's own network link (with ranks on nodes, the node's is used) */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
     double compute;
-    request **phase; /* requests the rank posted in the collective's current phase */
+    request **phase; /* requests the rank posted in the collective's current phase: first the block's own list */
     int64_t nphase, phase_cap;
-    double func_time[]; /* nfuncs; the block's match keys and the request slots follow */
+    double func_time[]; /* nfuncs; the block's match keys, phase requests and request slots follow */
 } rank_state;
 
 /* A receiver's match keys ((source, communicator, tag), each with its queue) live in its block, up to
@@ -101,6 +103,12 @@ typedef struct {
 #define KEYS_INLINE_MAX 12
 
 #define POOL_CHUNK 4096 /* collectives' requests come in chunks, which never move */
+
+/* A collective's first PHASE_INLINE requests of a phase, and the list of them, live in the rank's block:
+ * a phase's requests are taken and given back last in, first out, so request i of the phase is always the
+ * block's i-th.  From a shared pool, each would be one a rank freed a round of the ranks ago, a miss on the
+ * pool's free list before the request could even be written. */
+#define PHASE_INLINE 8
 
 typedef struct {
     const sw_trace *tr;
@@ -116,11 +124,13 @@ typedef struct {
     char *blocks;           /* the ranks' blocks */
     const int64_t *block_at; /* nranks + 1 offsets into blocks */
     int64_t keys_at;         /* where a block's match keys start */
+    int64_t phase_at;        /* where its phase requests start (PHASE_INLINE of them, then their list) */
     int64_t slots_at;        /* where a block's request slots start */
     int32_t *stack;
     int64_t nstack;
     uint64_t *ready; /* without shared links: the ranks ready to run, one bit each (NULL: the stack) */
     int64_t ready_words, cursor;
+    int64_t *next_row; /* in the sweep: each rank's next row, as its turn left it (its block need not be read) */
     request **chunks; /* the pool of collectives' requests */
     int64_t nchunks, pool_left;
     request *pool_next, *pool_free;
@@ -148,6 +158,16 @@ static inline link_state *link_of(const engine *e, int32_t r)
 static inline match_slot *keys_of(const engine *e, rank_state *st)
 {
     return (match_slot *)((char *)st + e->keys_at);
+}
+
+static inline request *phase_requests_of(const engine *e, rank_state *st)
+{
+    return (request *)((char *)st + e->phase_at);
+}
+
+static inline request **phase_list_of(const engine *e, rank_state *st)
+{
+    return (request **)((char *)st + e->phase_at + PHASE_INLINE * (int64_t)sizeof(request));
 }
 
 static inline request *slots_of(const engine *e, rank_state *st)
@@ -288,7 +308,7 @@ static void free_request(engine *e, request *q)
 
 /* A rank's rows are far from the last rank's: fetch its next one as soon as it is known to run again
  * (on the stack, it runs next; in the sweep, later, when the sweep comes round to it). */
-static void wake(engine *e, int32_t r)
+static void wake_rank(engine *e, int32_t r)
 {
     rank_state *st = rank_at(e, r);
     if (st->blocked) {
@@ -307,6 +327,16 @@ static void wake(engine *e, int32_t r)
     }
 }
 
+/* Request q of rank r is complete.  On the stack (shared links) its rank runs again at once, as the
+ * reference does.  In the sweep, only once every request of the wait it is blocked at is complete: a
+ * rank run again before would only block again, and its block be read for nothing. */
+static inline void wake(engine *e, int32_t r, const request *q)
+{
+    if (e->ready && (!(q->flags & WAITED) || --rank_at(e, r)->pending > 0))
+        return;
+    wake_rank(e, r);
+}
+
 /* Both sides are known: fix the message's arrival and, for a rendezvous,
  * when the sender's buffer is free again. */
 static void match(engine *e, const node *s, const node *r)
@@ -321,14 +351,14 @@ static void match(engine *e, const node *s, const node *r)
         arrival = start + net->latency[k] + net->per_byte[k] * bytes;
         s->req->done = start + net->per_byte[k] * bytes;
         s->req->flags |= READY;
-        wake(e, s->rank);
+        wake(e, s->rank, s->req);
     } else {
         arrival = s->t_aux;
     }
     r->req->done = arrival;
     r->req->size = bytes; /* the receiver's side needs the size actually sent */
     r->req->flags |= READY | (s->local ? LOCAL : 0);
-    wake(e, r->rank);
+    wake(e, r->rank, r->req);
 }
 
 /* Queue the new side on its key, or pair it with the oldest of the other kind. */
@@ -478,6 +508,23 @@ static double peers_extra_of(const sw_network *net, const link_state *lk)
  * (list[i]), with both NULL the rank's slot first + i. */
 #define REQ_AT(i) (slots ? &own[slots[i]] : list ? list[i] : &own[first + i])
 
+/* In the sweep, a wait that cannot complete yet: its incomplete requests marked, and counted, so that the
+ * last of them to complete wakes the rank.  1: blocked. */
+static int block_on(rank_state *st, const int32_t *slots, int64_t first, request *const *list, int64_t n,
+                    request *own)
+{
+    int32_t pending = 0;
+    for (int64_t i = 0; i < n; i++) {
+        request *q = REQ_AT(i);
+        if (!(q->flags & READY)) {
+            q->flags |= WAITED;
+            pending++;
+        }
+    }
+    st->pending = pending;
+    return 1;
+}
+
 /* Complete every request of the list, or return 1 (blocked) and change
  * nothing.  Received messages pass the rank's link one at a time, in the
  * order they arrived, and each costs the receiver o (for the rank's own
@@ -492,7 +539,7 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
     for (int64_t i = 0; i < n; i++) {
         uint32_t f = REQ_AT(i)->flags;
         if (!(f & READY))
-            return 1;
+            return e->ready ? block_on(st, slots, first, list, n, own) : 1;
         nrecv += (f & IS_RECV) != 0;
     }
     if (2 * nrecv > e->scratch_size) {
@@ -616,14 +663,17 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     if (!st->started) {
         int32_t peer = op == SW_WAIT ? 0 : (mo < 0 ? p : e->tr->members[mo + p]);
         if (op != SW_WAIT) {
-            request *q = new_request(e);
+            request *q = st->nphase < PHASE_INLINE ? &phase_requests_of(e, st)[st->nphase] : new_request(e);
             if (!q)
                 return -1;
-            if (st->nphase == st->phase_cap) {
-                int64_t cap = st->phase_cap ? 2 * st->phase_cap : 8;
-                request **g = realloc(st->phase, (size_t)cap * sizeof *g);
+            if (st->nphase == st->phase_cap) { /* beyond the block's list: one of the rank's own */
+                int64_t cap = 2 * st->phase_cap;
+                int inline_list = st->phase == phase_list_of(e, st);
+                request **g = realloc(inline_list ? NULL : st->phase, (size_t)cap * sizeof *g);
                 if (!g)
                     return -1;
+                if (inline_list)
+                    memcpy(g, st->phase, (size_t)st->nphase * sizeof *g);
                 st->phase = g;
                 st->phase_cap = cap;
             }
@@ -643,7 +693,8 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
         if (rc)
             return rc;
         for (int64_t i = st->nphase - n; i < st->nphase; i++)
-            free_request(e, st->phase[i]);
+            if (i >= PHASE_INLINE)
+                free_request(e, st->phase[i]);
         st->nphase -= n;
     }
     st->started = 0;
@@ -738,11 +789,21 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
     fetch_key(e, dst, src, e->tr->key_comm[x->key], e->tr->key_tag[x->key]);
 }
 
-/* The first ready rank at or after the sweep's cursor, round the ranks; -1: none is ready. */
+/* How far behind the sweep's cursor a rank woken there is run at once rather than at the next round of
+ * the sweep.  A rank waits mostly on ranks near it in rank order (a halo's neighbours, a tree's lower
+ * levels), which the sweep reaches soon after it: run again then, its block is still in cache; at the
+ * next round, a round of every rank's block (16 MiB for 16,384 ranks) later, it is not.  Any order of
+ * the ready ranks gives the same times here (no shared links), and each turn follows a wake, of which
+ * there are as many as messages: the order changes the speed only. */
+#define SWEEP_BACK 256
+
+/* The first ready rank at or after SWEEP_BACK ranks before the sweep's cursor, round the ranks; -1: none
+ * is ready. */
 static int32_t sweep_next(engine *e)
 {
-    int64_t w = e->cursor >> 6;
-    uint64_t bits = e->ready[w] & (~0ull << (e->cursor & 63));
+    int64_t from = e->cursor > SWEEP_BACK ? e->cursor - SWEEP_BACK : 0;
+    int64_t w = from >> 6;
+    uint64_t bits = e->ready[w] & (~0ull << (from & 63));
     for (int64_t seen = 0; !bits; seen++) {
         if (seen == e->ready_words)
             return -1;
@@ -781,12 +842,26 @@ static int32_t next_rank(engine *e)
             __builtin_prefetch(rank_at(e, e->stack[e->nstack - 2]));
         return e->stack[--e->nstack];
     }
+    /* Three turns of fetches ahead, each one's addresses from what the turn before fetched, none waited
+     * for: the first lines of the third rank's block, the second rank's row, and what the next rank's
+     * first rows will probe (look_ahead), so that a turn starts with its misses already on their way. */
     int32_t r = sweep_next(e);
     int64_t n1 = r >= 0 ? ready_near(e, e->cursor) : -1, n2 = n1 >= 0 ? ready_near(e, n1 + 1) : -1;
-    if (n1 >= 0) /* its block was fetched at the last turn, as the one after next: now its row */
-        __builtin_prefetch(&e->tr->rows[rank_at(e, (int32_t)n1)->pos]);
+    int64_t n3 = n2 >= 0 ? ready_near(e, n2 + 1) : -1;
+    if (n1 >= 0) {
+        const sw_row *x = &e->tr->rows[e->next_row[n1]];
+        int64_t end = e->tr->rank_start[n1 + 1] - e->next_row[n1];
+        for (int64_t k = 0; k < AHEAD && k < end; k++)
+            look_ahead(e, (int32_t)n1, x + k);
+    }
     if (n2 >= 0)
-        __builtin_prefetch(rank_at(e, (int32_t)n2));
+        __builtin_prefetch(&e->tr->rows[e->next_row[n2]]);
+    if (n3 >= 0) {
+        const char *b = (const char *)rank_at(e, (int32_t)n3);
+        __builtin_prefetch(b);
+        __builtin_prefetch(b + 64);
+        __builtin_prefetch(b + 128);
+    }
     return r;
 }
 
@@ -805,7 +880,8 @@ static int run(engine *e, char *err, int64_t err_size)
     for (int32_t r; (r = next_rank(e)) >= 0;) {
         rank_state *st = rank_at(e, r);
         int64_t end = st->end;
-        for (int64_t k = st->pos + 1; k < st->pos + AHEAD && k < end; k++) /* resumed: the rows before the first */
+        for (int64_t k = st->pos + 1; !e->ready && k < st->pos + AHEAD && k < end; k++) /* resumed: the rows before
+                                                                                            * the first */
             look_ahead(e, r, &tr->rows[k]);
         while (st->pos < end) {
             __builtin_prefetch(&tr->rows[st->pos + 2 * AHEAD]); /* a rank's rows are read in order */
@@ -823,6 +899,8 @@ static int run(engine *e, char *err, int64_t err_size)
                                                                             : (const void *)waits_of(tr, r, x))
                              : st->in_call && st->nphase ? (const void *)(st->phase + st->nphase - 1)
                                                 : NULL;
+                if (e->next_row)
+                    e->next_row[r] = st->pos;
                 break;
             }
             st->pos++;
@@ -911,7 +989,8 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     /* Each rank's block: its state and function times, then its request slots, rounded up to cache lines. */
     int64_t *block_at = malloc(((size_t)tr->nranks + 1) * sizeof *block_at);
     e.keys_at = ((int64_t)offsetof(rank_state, func_time) + tr->nfuncs * (int64_t)sizeof(double) + 63) & ~(int64_t)63;
-    e.slots_at = e.keys_at + KEYS_INLINE * (int64_t)sizeof(match_slot);
+    e.phase_at = e.keys_at + KEYS_INLINE * (int64_t)sizeof(match_slot);
+    e.slots_at = e.phase_at + PHASE_INLINE * (int64_t)(sizeof(request) + sizeof(request *));
     for (int64_t r = 0; block_at && r <= tr->nranks; r++)
         block_at[r] = r == 0 ? 0
                              : block_at[r - 1] + ((e.slots_at + (tr->slot_start[r] - tr->slot_start[r - 1]) *
@@ -927,15 +1006,21 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     if (!e.node_links) { /* no shared links: the sweep */
         e.ready_words = (tr->nranks + 63) / 64 + 1;
         e.ready = calloc((size_t)e.ready_words, sizeof *e.ready);
-        if (!e.ready) {
+        e.next_row = malloc((size_t)tr->nranks * sizeof *e.next_row);
+        for (int64_t r = 0; e.next_row && r < tr->nranks; r++)
+            e.next_row[r] = tr->rank_start[r];
+        if (!e.ready || !e.next_row) {
             free(e.stack);
             e.stack = NULL;
         }
     }
     for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
-        rank_at(&e, r)->link.credit = net->bucket_bytes; /* every link starts rested */
+        rank_state *st = rank_at(&e, r);
+        st->link.credit = net->bucket_bytes; /* every link starts rested */
+        st->phase = phase_list_of(&e, st);
+        st->phase_cap = PHASE_INLINE;
         for (int k = 0; k < KEYS_INLINE; k++)
-            keys_of(&e, rank_at(&e, r))[k].head = -2;
+            keys_of(&e, st)[k].head = -2;
     }
     int rc = -1;
     if (e.blocks && e.stack && grow_slots(&e) == 0)
@@ -947,12 +1032,14 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         rank_state *st = rank_at(&e, r);
         out->compute[r] = st->compute;
         memcpy(out->func_time + (int64_t)r * tr->nfuncs, st->func_time, (size_t)tr->nfuncs * sizeof(double));
-        free(st->phase);
+        if (st->phase != phase_list_of(&e, st))
+            free(st->phase);
     }
     free(e.blocks);
     free(block_at);
     free(e.stack);
     free(e.ready);
+    free(e.next_row);
     for (int64_t c = 0; c < e.nchunks; c++)
         free(e.chunks[c]);
     free(e.chunks);
