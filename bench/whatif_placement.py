@@ -79,8 +79,8 @@ def check_placement(log: Path, hostnames: list[str], per_node: int) -> None:
 
 
 def app_line(a, flavour: str, app: str) -> list[str]:
-    """The app's own command line, the bench's --app-args and its own --args-for after its size."""
-    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args, *a.args_for.get(app, [])]
+    """The app's own command line, the bench's --app-args and its own --args-for after its size (the pairs as parsed, or a dict)."""
+    return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args, *dict(a.args_for).get(app, [])]
 
 
 def softirq_seconds() -> float:
