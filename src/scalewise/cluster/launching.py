@@ -27,7 +27,7 @@ from scalewise.errors import ScalewiseError
 from scalewise.launch.launchline import parse_launch_line
 from scalewise.launch.mpirun import root_env, two_ranks
 from scalewise.launch.mpis import family_of
-from scalewise.launch.preload import IDLE_SLEEP, idle_sleep_us, with_idle_sleep, with_mpich_ucx
+from scalewise.launch.preload import idle_sleep_forwards, idle_sleep_us, with_idle_sleep, with_mpich_ucx
 from scalewise.launch.releases import release_line
 from scalewise.launch.srun import check_srun_app
 
@@ -120,10 +120,6 @@ def _mca_given(argv: list[str], name: str) -> bool:
                for i, a in enumerate(argv))
 
 
-def _forwarded(argv: list[str], name: str) -> bool:
-    return any(a == "-x" and i + 1 < len(argv) and argv[i + 1].split("=")[0] == name for i, a in enumerate(argv))
-
-
 def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line: str,
              env: dict[str, str]) -> list[str]:
     names = OPENMPI_NAMES[line]
@@ -140,8 +136,7 @@ def _openmpi(c: Cluster, argv: list[str], slots: int, oversubscribed: bool, line
         # and the cluster's hostfile gives a node as many slots as it gets ranks.  With the idle sleep
         # (preload.with_idle_sleep) the yield is what reaches the shim, at any placement.
         apart["mpi_yield_when_idle"] = "1"
-    if sleeping:  # the shim and its setting reach the ranks on other nodes only when named
-        extra += [arg for name in ("LD_PRELOAD", IDLE_SLEEP) if not _forwarded(argv, name) for arg in ("-x", name)]
+    extra += idle_sleep_forwards(env, argv)  # the shim and its setting reach the ranks on other nodes
     for option, settings in ((names.daemon_option, daemons), ("--mca", _openmpi_mca(names) | apart)):
         for name, value in settings.items():
             if not _mca_given(argv, name):

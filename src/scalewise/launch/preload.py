@@ -121,8 +121,25 @@ def with_idle_sleep(env: dict[str, str], family: str) -> dict[str, str]:
     preloaded = [p for p in env.get("LD_PRELOAD", "").split(":") if p]
     if str(lib) not in preloaded:
         out["LD_PRELOAD"] = ":".join([str(lib), *preloaded])
-    out.setdefault(OPENMPI_YIELD if family == "openmpi" else MPICH_YIELD, "1" if family == "openmpi" else YIELD_AFTER_IDLE_POLLS)
+    out.setdefault(*_YIELD_ON[family])
     return out
+
+
+# Each family's yield when idle, turned on: the variable and its value.
+_YIELD_ON = {"openmpi": (OPENMPI_YIELD, "1"), "mpich": (MPICH_YIELD, YIELD_AFTER_IDLE_POLLS)}
+
+
+def idle_sleep_forwards(env: dict[str, str], argv: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Open MPI's ``-x`` options that carry the shim and its setting to ranks on other nodes (mpirun
+    hands a variable on only when named): none when ``env`` does not ask for the sleep, and none for a
+    variable ``argv`` already names."""
+    if idle_sleep_us(env) == 0:
+        return []
+    return [arg for name in ("LD_PRELOAD", IDLE_SLEEP) if not _forwarded(argv, name) for arg in ("-x", name)]
+
+
+def _forwarded(argv: list[str] | tuple[str, ...], name: str) -> bool:
+    return any(a == "-x" and i + 1 < len(argv) and argv[i + 1].split("=")[0] == name for i, a in enumerate(argv))
 
 
 def binary_mpi(path: str | os.PathLike) -> mpis.Mpi | None:

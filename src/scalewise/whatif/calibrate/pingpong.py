@@ -31,7 +31,7 @@ from scalewise.formatting import human_bytes
 from scalewise.launch.mpirun import two_ranks
 from scalewise.launch.mpis import family_of
 from scalewise.launch.releases import release_line
-from scalewise.launch.preload import IDLE_SLEEP, built_library, with_idle_sleep, with_mpich_ucx
+from scalewise.launch.preload import built_library, idle_sleep_forwards, with_idle_sleep, with_mpich_ucx
 from scalewise.whatif.network import Network, Shaping
 
 SIZES = (0, 8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20, 4 << 20)
@@ -89,11 +89,11 @@ def launch(flavour: str, hosts: list[str] | None, argv: list[str]) -> tuple[list
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     if family_of(flavour) == "openmpi":
         where = ["-H", ",".join(hosts)] if hosts else []
-        forward = ["-x", "LD_PRELOAD", "-x", IDLE_SLEEP] if hosts and IDLE_SLEEP in env else []
+        forward = idle_sleep_forwards(env) if hosts else []
         return [*two_ranks(flavour), "--bind-to", "none", *forward, *where, *argv], with_idle_sleep(env, "openmpi")
     if flavour == "mpich":  # Debian's MPICH 4.0 over UCX only (preload.with_mpich_ucx)
         env, _ = with_mpich_ucx(env, oversubscribed=False)
-        env = with_idle_sleep(env, "mpich")  # the ranks sleep while they wait when the launch asks (IDLE_SLEEP)
+        env = with_idle_sleep(env, "mpich")  # the ranks sleep while they wait when the launch asks (preload.IDLE_SLEEP)
     where = ["-hosts", ",".join(hosts)] if hosts else []
     return [*two_ranks(flavour), *where, *argv], env
 
