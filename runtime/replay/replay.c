@@ -509,9 +509,9 @@ static double peers_extra_of(const sw_network *net, const link_state *lk)
 #define REQ_AT(i) (slots ? &own[slots[i]] : list ? list[i] : &own[first + i])
 
 /* In the sweep, a wait that cannot complete yet: its incomplete requests marked, and counted, so that the
- * last of them to complete wakes the rank.  1: blocked. */
-static int block_on(rank_state *st, const int32_t *slots, int64_t first, request *const *list, int64_t n,
-                    request *own)
+ * last of them to complete wakes the rank. */
+static void block_on(rank_state *st, const int32_t *slots, int64_t first, request *const *list, int64_t n,
+                     request *own)
 {
     int32_t pending = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -522,7 +522,6 @@ static int block_on(rank_state *st, const int32_t *slots, int64_t first, request
         }
     }
     st->pending = pending;
-    return 1;
 }
 
 /* Complete every request of the list, or return 1 (blocked) and change
@@ -538,8 +537,11 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
     int64_t nrecv = 0;
     for (int64_t i = 0; i < n; i++) {
         uint32_t f = REQ_AT(i)->flags;
-        if (!(f & READY))
-            return e->ready ? block_on(st, slots, first, list, n, own) : 1;
+        if (!(f & READY)) {
+            if (e->ready)
+                block_on(st, slots, first, list, n, own);
+            return 1;
+        }
         nrecv += (f & IS_RECV) != 0;
     }
     if (2 * nrecv > e->scratch_size) {
