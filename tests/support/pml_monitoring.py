@@ -23,12 +23,20 @@ def read_counts(prefix: Path, ranks: int) -> dict[tuple[int, int], tuple[int, in
 
 def one_call(once: dict, thrice: dict) -> dict[tuple[int, int], tuple[float, float]]:
     """One call's messages and bytes per pair: a run of 3 calls less a run of 1, halved (start-up and
-    finalize traffic cancel out)."""
+    finalize traffic cancel out, and so does a first call's own set-up, such as han's sub-communicators)."""
+    return per_call(once, thrice, 2)
+
+
+def per_call(base: dict, run: dict, calls: int) -> dict[tuple[int, int], tuple[float, float]]:
+    """Each pair's messages and bytes of a run of ``calls`` calls less those of ``base`` (a run of the same
+    job with fewer calls), divided by the calls between them: one call's, when every call sends the same.
+    A call whose traffic differs from the next (a first call's set-up) leaves a fraction or a pair the
+    model does not have, so a comparison with the model fails rather than hides it."""
     out = {}
-    for pair in once.keys() | thrice.keys():
-        (m1, b1), (m3, b3) = once.get(pair, (0, 0)), thrice.get(pair, (0, 0))
-        if m3 != m1:
-            out[pair] = ((m3 - m1) / 2, (b3 - b1) / 2)
+    for pair in base.keys() | run.keys():
+        (m0, b0), (m1, b1) = base.get(pair, (0, 0)), run.get(pair, (0, 0))
+        if m1 != m0:
+            out[pair] = ((m1 - m0) / calls, (b1 - b0) / calls)
     return out
 
 
