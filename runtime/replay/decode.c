@@ -252,11 +252,19 @@ typedef struct {
 static const uint8_t *skip_varints(const uint8_t *p, const uint8_t *end, int64_t count, int64_t *found)
 {
     int64_t left = count;
+    const uint64_t high = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+    while (left >= 32 && end - p >= 32) { /* four words hold at most 32 ends; each byte's sum is at most 4 */
+        uint64_t w[4];
+        memcpy(w, p, 32);
+        uint64_t ends = ((~w[0] & high) >> 7) + ((~w[1] & high) >> 7) + ((~w[2] & high) >> 7) + ((~w[3] & high) >> 7);
+        left -= (int64_t)((ends * ones) >> 56);
+        p += 32;
+    }
     while (left >= 8 && end - p >= 8) { /* a word holds at most eight ends: never past the column */
         uint64_t w;
         memcpy(&w, p, 8);
-        uint64_t ends = (~w & 0x8080808080808080ull) >> 7;
-        left -= (int64_t)((ends * 0x0101010101010101ull) >> 56);
+        uint64_t ends = (~w & high) >> 7;
+        left -= (int64_t)((ends * ones) >> 56);
         p += 8;
     }
     while (left > 0 && p < end)
@@ -283,7 +291,6 @@ static uint64_t long_varint(const uint8_t **c, int *bad)
     return 0;
 }
 
-#define NEXT(c) (*(c) < 0x80 ? (uint64_t)*(c)++ : long_varint(&(c), &bad))
 
 enum { C_FUNC, C_PEER, C_BYTES, C_TAG, C_COMM, C_REQ, C_ROOT, C_FLAGS, C_NREQ, C_COMPUTE, C_WAITS, NCOLS };
 static const char *const column_name[NCOLS] = {"func", "peer", "bytes", "tag", "comm", "req", "root", "flags",
@@ -311,7 +318,7 @@ static int columns_at(decoder *d, int64_t rank, int64_t n, reader *in, const uin
     return 0;
 }
 
-/* A value longer than ten bytes (the only thing that sets NEXT's bad): name its column. */
+/* A value longer than ten bytes (the only thing that sets column_chunk's bad): name its column. */
 static int overlong(decoder *d, int64_t rank, int64_t n, const uint8_t *const *at)
 {
     for (int c = 0; c < C_WAITS; c++) {
@@ -491,26 +498,26 @@ static int live_put(decoder *d, int64_t rank, int64_t id, int64_t slot)
         return 1;
     if (e->rank != rank) {
         *e = (direct_entry){id, rank, slot};
-        return map_find(&d->live, id) ? 1 : 0;
+        return d->live.used && map_find(&d->live, id) ? 1 : 0;
     }
     return map_put(&d->live, id, slot);
 }
 
-static int64_t *live_find(decoder *d, int64_t rank, int64_t id)
+/* The slot of a live request, which the wait completing it takes out of the live set; NULL: not live. */
+static int64_t live_take(decoder *d, int64_t rank, int64_t id, int64_t *slot)
 {
     direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
-    if (e->rank == rank && e->id == id)
-        return &e->slot;
-    return d->live.used ? map_find(&d->live, id) : NULL;
-}
-
-static void live_del(decoder *d, int64_t rank, int64_t id)
-{
-    direct_entry *e = &d->direct[(uint64_t)id & (DIRECT - 1)];
-    if (e->rank == rank && e->id == id)
+    if (e->rank == rank && e->id == id) {
         e->rank = -1;
-    else
-        map_del(&d->live, id);
+        *slot = e->slot;
+        return 1;
+    }
+    int64_t *known = d->live.used ? map_find(&d->live, id) : NULL;
+    if (!known)
+        return 0;
+    *slot = *known;
+    map_del(&d->live, id);
+    return 1;
 }
 
 /* Whether the m slots are m distinct consecutive numbers (tried for up to 64). */
@@ -528,7 +535,7 @@ static int is_range(const int32_t *slot, int64_t m)
     uint64_t seen = 0;
     for (int64_t j = 0; j < m; j++)
         seen |= (uint64_t)1 << (slot[j] - low);
-    return __builtin_popcountll(seen) == m;
+    return seen == (m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1); /* each of the m numbers once */
 }
 
 /* Room for m more free slots. */
@@ -545,134 +552,248 @@ static int free_room(decoder *d, int64_t nfree, int64_t m)
     return 0;
 }
 
+/* The columns are decoded a chunk of events at a time, each column in a loop of its own (the values of
+ * most columns are one byte each: eight of them are widened at once), then the chunk's rows are built
+ * from those values: fewer branches and live pointers per event than decoding row by row. */
+#define CHUNK 256
+enum { V_FUNC, V_PEER, V_BYTES, V_TAG, V_COMM, V_REQ, V_ROOT, V_NREQ, V_COMPUTE, NVALS };
+static const int column_of_value[NVALS] = {C_FUNC, C_PEER, C_BYTES, C_TAG, C_COMM, C_REQ, C_ROOT, C_NREQ, C_COMPUTE};
+
+/* m values of the column at *c (which ends at end, after at least m values) into out; returns how many
+ * were read whole: fewer than m only after a value longer than ten bytes (*bad set).  A column whose
+ * values all take one byte (its length is its number of values) is widened whole, without a test. */
+static int64_t column_chunk(const uint8_t **c, const uint8_t *end, int one_byte, uint64_t *restrict out, int64_t m,
+                            int *bad)
+{
+    const uint8_t *p = *c;
+    if (one_byte) {
+        const uint8_t *restrict q = p;
+        for (int64_t i = 0; i < m; i++)
+            out[i] = q[i];
+        *c = p + m;
+        return m;
+    }
+    int64_t i = 0;
+    for (; i < m && p < end; i++) {
+        uint64_t b0 = p[0];
+        if (b0 < 0x80) {
+            out[i] = b0;
+            p++;
+            continue;
+        }
+        uint64_t b1 = p[1]; /* the column's last value ends at end, so a value begun before it ends by it */
+        if (b1 < 0x80) {
+            out[i] = (b0 & 0x7F) | b1 << 7;
+            p += 2;
+            continue;
+        }
+        uint64_t b2 = p[2];
+        if (b2 < 0x80) {
+            out[i] = (b0 & 0x7F) | (b1 & 0x7F) << 7 | b2 << 14;
+            p += 3;
+            continue;
+        }
+        int over = 0;
+        out[i] = long_varint(&p, &over);
+        if (over) {
+            *bad = 1;
+            break;
+        }
+    }
+    *c = p;
+    return i;
+}
+
+/* The last collective call's signature, reused while a rank repeats the same call (the usual case): the
+ * maps of collective() are looked up once per distinct call in a row, not once per call. */
+typedef struct {
+    int valid;
+    int64_t func, comm, bytes, root, flags;
+    int32_t sig, me;
+    int64_t *seen; /* the call's count on its communicator (valid until the count map changes) */
+} last_call;
+
 /* The columns decoded into the rank's rows and resolved in the same pass, in program order: each row is
  * written once, while its line is in cache.  Requests get slots, waits are pointed at their requests'
  * slots, collectives at their signatures.  Root goes to tag for collectives (which have no tag of their
  * own), nreq to peer for waits (which have no peer). */
 static int decode_events(decoder *d, int64_t rank, sw_row *rows, int64_t n, const uint8_t *kinds,
-                         const uint8_t *const *at, const int64_t *wait_ids, int64_t nwait, int32_t *wait_slots,
-                         int32_t *kept, int64_t *nkept, int64_t *nslots)
+                         const uint8_t *const *at, const uint8_t *columns_end, const int64_t *wait_ids, int64_t nwait,
+                         int32_t *wait_slots, int32_t *kept, int64_t *nkept, int64_t *nslots)
 {
-    const uint8_t *cf = at[C_FUNC], *cp = at[C_PEER], *cb = at[C_BYTES], *ct = at[C_TAG], *cc = at[C_COMM];
-    const uint8_t *cq = at[C_REQ], *cr = at[C_ROOT], *cl = at[C_FLAGS], *cn = at[C_NREQ], *cu = at[C_COMPUTE];
+    const uint8_t *col[NVALS], *col_end[NVALS];
+    int one_byte[NVALS];
+    for (int v = 0; v < NVALS; v++) {
+        int c = column_of_value[v];
+        col[v] = at[c];
+        col_end[v] = c + 1 < C_WAITS ? at[c + 1] : columns_end;
+        one_byte[v] = col_end[v] - col[v] == n;
+    }
+    const uint8_t *cl = at[C_FLAGS];
+    const uint8_t *is_vector = d->src->is_vector;
     uint64_t nfuncs = (uint64_t)d->t->nfuncs;
-    int64_t nranks = d->t->nranks, prev_req = -1, next_slot = 1, nfree = 0, w = 0, k = 0;
+    int64_t nranks = d->t->nranks, prev_req = -1, next_slot = 1, nfree = 0, w = 0, k = 0, row0 = d->t->rank_start[rank];
     int bad = 0, rc = 0;
+    int64_t bad_at = INT64_MAX; /* the first event a value longer than ten bytes threw out of step */
+    uint64_t val[NVALS][CHUNK];
+    last_call last = {0};
     d->live.used = 0;
     for (int64_t i = 0; i < d->live.size; i++)
         d->live.keys[i] = EMPTY_KEY;
     i64map count;
     if (map_init(&count, 8))
         return fail(d->e, "out of memory");
-    for (int64_t i = 0; i < n && !rc; i++) {
-        sw_row *x = &rows[i];
-        uint8_t kind = kinds[i];
-        uint64_t func = NEXT(cf), peer = NEXT(cp), nbytes = NEXT(cb), tag = NEXT(ct), comm = NEXT(cc);
-        uint64_t req = NEXT(cq), root = NEXT(cr), nreq = NEXT(cn), compute = NEXT(cu);
-        if (func >= nfuncs) {
-            rc = fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
-                      (long long)i);
-            break;
+    for (int64_t base = 0; base < n && !rc; base += CHUNK) {
+        int64_t m = n - base < CHUNK ? n - base : CHUNK;
+        for (int v = 0; v < NVALS; v++) {
+            int64_t got = column_chunk(&col[v], col_end[v], one_byte[v], val[v], m, &bad);
+            if (got < m && base + got < bad_at)
+                bad_at = base + got;
         }
-        if (req)
-            prev_req += unzigzag(req - 1) + 1;
-        int64_t row = d->t->rank_start[rank] + i;
-        x->compute_ns = compute < SW_BIG ? (uint32_t)compute : SW_BIG;
-        x->bytes = nbytes < SW_BIG ? (uint32_t)nbytes : SW_BIG;
-        if ((compute >= SW_BIG && big_put(d, 2 * row, compute)) || (nbytes >= SW_BIG && big_put(d, 2 * row + 1, nbytes))) {
-            rc = fail(d->e, "out of memory");
-            break;
-        }
-        x->peer = kind == SW_WAIT ? (int32_t)nreq : peer ? (int32_t)(unzigzag(peer - 1) + rank) : -1;
-        int32_t c32 = (int32_t)comm, t32 = kind == SW_COLLECTIVE ? (int32_t)((int64_t)root - 1) : (int32_t)unzigzag(tag);
-        x->key = c32;
-        x->func = (uint16_t)func;
-        x->kind = kind;
-        x->flags = *cl++;
-        if (kind >= SW_ISEND && kind <= SW_RECV && kind != SW_WAIT) {
-            int64_t key = key_of(d, c32, t32);
-            if (key < 0) {
+        /* as if read row by row: damage is found at its event, before that event's checks */
+        int64_t whole = bad_at - base < m ? bad_at - base : m;
+        for (int64_t j = 0; j < whole; j++) {
+            int64_t i = base + j;
+            sw_row *x = &rows[i];
+            uint8_t kind = kinds[i];
+            uint64_t func = val[V_FUNC][j], peer = val[V_PEER][j], nbytes = val[V_BYTES][j], tag = val[V_TAG][j];
+            uint64_t comm = val[V_COMM][j], req = val[V_REQ][j], root = val[V_ROOT][j], nreq = val[V_NREQ][j];
+            uint64_t compute = val[V_COMPUTE][j];
+            if (func >= nfuncs) {
+                rc = fail(d->e, "rank %lld: event %lld: its function is not in the function table", (long long)rank,
+                          (long long)i);
+                goto done;
+            }
+            if (req)
+                prev_req += unzigzag(req - 1) + 1;
+            x->compute_ns = compute < SW_BIG ? (uint32_t)compute : SW_BIG;
+            x->bytes = nbytes < SW_BIG ? (uint32_t)nbytes : SW_BIG;
+            if ((compute >= SW_BIG && big_put(d, 2 * (row0 + i), compute)) ||
+                (nbytes >= SW_BIG && big_put(d, 2 * (row0 + i) + 1, nbytes))) {
                 rc = fail(d->e, "out of memory");
+                goto done;
+            }
+            x->peer = kind == SW_WAIT ? (int32_t)nreq : peer ? (int32_t)(unzigzag(peer - 1) + rank) : -1;
+            int32_t c32 = (int32_t)comm, t32 = kind == SW_COLLECTIVE ? (int32_t)((int64_t)root - 1) : (int32_t)unzigzag(tag);
+            x->key = c32;
+            x->func = (uint16_t)func;
+            x->kind = kind;
+            x->flags = cl[i];
+            if (kind >= SW_ISEND && kind <= SW_RECV && kind != SW_WAIT) {
+                int64_t key = key_of(d, c32, t32);
+                if (key < 0) {
+                    rc = fail(d->e, "out of memory");
+                    goto done;
+                }
+                x->key = (int32_t)key;
+            }
+            switch (kind) {
+            case SW_ISEND:
+            case SW_IRECV: {
+                if (x->peer < 0 || x->peer >= nranks) {
+                    rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i,
+                              x->peer);
+                    goto done;
+                }
+                int64_t id = req ? prev_req : -1;
+                int64_t slot = nfree ? d->free_slots[--nfree] : next_slot++;
+                int put = live_put(d, rank, id, slot);
+                if (put) {
+                    rc = put < 0 ? fail(d->e, "out of memory")
+                                 : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank,
+                                        (long long)id);
+                    goto done;
+                }
+                x->ref = (int32_t)slot;
                 break;
             }
-            x->key = (int32_t)key;
-        }
-        switch (kind) {
-        case SW_ISEND:
-        case SW_IRECV: {
-            if (x->peer < 0 || x->peer >= nranks) {
-                rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
+            case SW_SEND:
+            case SW_RECV:
+                if (x->peer < 0 || x->peer >= nranks) {
+                    rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i,
+                              x->peer);
+                    goto done;
+                }
+                x->ref = 0;
+                break;
+            case SW_WAIT: {
+                int64_t mreq = x->peer;
+                if (mreq < 0 || w + mreq > nwait) {
+                    rc = fail(d->e, "rank %lld: waits list more requests than the request column's %lld",
+                              (long long)rank, (long long)nwait);
+                    goto done;
+                }
+                if (free_room(d, nfree, mreq)) {
+                    rc = fail(d->e, "out of memory");
+                    goto done;
+                }
+                /* one pass: each request's slot, freed as it is found (a request the wait lists twice is
+                 * found live the first time and among the wait's own earlier entries the second) */
+                for (int64_t q = 0; q < mreq; q++) {
+                    int64_t id = wait_ids[w + q], slot;
+                    if (live_take(d, rank, id, &slot)) {
+                        wait_slots[w + q] = (int32_t)slot;
+                        d->free_slots[nfree++] = (int32_t)slot;
+                        continue;
+                    }
+                    int64_t e = q - 1;
+                    while (e >= 0 && wait_ids[w + e] != id)
+                        e--;
+                    if (e < 0) {
+                        rc = fail(d->e, "rank %lld: a wait completes request %lld, which no Isend/Irecv created",
+                                  (long long)rank, (long long)id);
+                        goto done;
+                    }
+                    wait_slots[w + q] = wait_slots[w + e];
+                }
+                if (is_range(wait_slots + w, mreq)) {
+                    int32_t low = wait_slots[w];
+                    for (int64_t q = 1; q < mreq; q++)
+                        low = wait_slots[w + q] < low ? wait_slots[w + q] : low;
+                    x->ref = low;
+                    x->flags = SW_WAIT_RANGE;
+                } else { /* only these are kept: a range needs no list */
+                    if (mreq)
+                        memcpy(kept + k, wait_slots + w, (size_t)mreq * sizeof *kept);
+                    x->ref = (int32_t)k; /* its first slot in the rank's kept waits (at most 2^31 - 1 of them) */
+                    x->flags = 0;
+                    k += mreq;
+                }
+                w += mreq;
                 break;
             }
-            int64_t id = req ? prev_req : -1;
-            int64_t slot = nfree ? d->free_slots[--nfree] : next_slot++;
-            int put = live_put(d, rank, id, slot);
-            if (put)
-                rc = put < 0 ? fail(d->e, "out of memory")
-                             : fail(d->e, "rank %lld: request id %lld is created twice", (long long)rank, (long long)id);
-            x->ref = (int32_t)slot;
-            break;
-        }
-        case SW_SEND:
-        case SW_RECV:
-            if (x->peer < 0 || x->peer >= nranks)
-                rc = fail(d->e, "rank %lld: event %lld: peer %d is not a rank", (long long)rank, (long long)i, x->peer);
-            x->ref = 0;
-            break;
-        case SW_WAIT: {
-            int64_t m = x->peer;
-            if (m < 0 || w + m > nwait) {
-                rc = fail(d->e, "rank %lld: waits list more requests than the request column's %lld", (long long)rank,
-                          (long long)nwait);
-                break;
-            }
-            if (free_room(d, nfree, m)) {
-                rc = fail(d->e, "out of memory");
-                break;
-            }
-            for (int64_t j = 0; j < m && !rc; j++) {
-                int64_t *slot = live_find(d, rank, wait_ids[w + j]);
-                if (!slot) {
-                    rc = fail(d->e, "rank %lld: a wait completes request %lld, which no Isend/Irecv created",
-                              (long long)rank, (long long)wait_ids[w + j]);
+            case SW_COLLECTIVE: {
+                int64_t flags = x->flags & 1;
+                if (last.valid && last.func == (int64_t)func && last.comm == c32 && last.bytes == (int64_t)nbytes &&
+                    last.root == t32 && last.flags == flags) {
+                    ++*last.seen;
+                    x->ref = last.sig;
+                    x->peer = last.me;
                     break;
                 }
-                wait_slots[w + j] = (int32_t)*slot;
+                rc = collective(d, rank, x, c32, t32, (int64_t)nbytes, &count);
+                if (!rc && !is_vector[func]) /* a v-collective's signature holds its place: never the same */
+                    last = (last_call){1, (int64_t)func, c32, (int64_t)nbytes, t32, flags, x->ref, x->peer,
+                                       map_find(&count, c32)};
+                else
+                    last.valid = 0;
+                break;
             }
-            if (!rc && is_range(wait_slots + w, m)) {
-                int32_t low = wait_slots[w];
-                for (int64_t j = 1; j < m; j++)
-                    low = wait_slots[w + j] < low ? wait_slots[w + j] : low;
-                x->ref = low;
-                x->flags = SW_WAIT_RANGE;
-            } else { /* only these are kept: a range needs no list */
-                if (m)
-                    memcpy(kept + k, wait_slots + w, (size_t)m * sizeof *kept);
-                x->ref = (int32_t)k; /* its first slot in the rank's kept waits (at most 2^31 - 1 of them) */
-                x->flags = 0;
-                k += m;
+            case SW_OTHER:
+                x->ref = -1;
+                break;
+            default:
+                rc = fail(d->e, "rank %lld: unknown event kind %d", (long long)rank, kind);
             }
-            for (int64_t j = 0; j < m && !rc; j++) {
-                if (live_find(d, rank, wait_ids[w + j])) {
-                    d->free_slots[nfree++] = wait_slots[w + j];
-                    live_del(d, rank, wait_ids[w + j]);
-                }
-            }
-            w += m;
-            break;
+            if (rc)
+                goto done;
         }
-        case SW_COLLECTIVE:
-            rc = collective(d, rank, x, c32, t32, (int64_t)nbytes, &count);
-            break;
-        case SW_OTHER:
-            x->ref = -1;
-            break;
-        default:
-            rc = fail(d->e, "rank %lld: unknown event kind %d", (long long)rank, kind);
-        }
+        if (whole < m)
+            goto done;
     }
+done:
     map_free(&count);
-    if (bad) /* a value past ten bytes threw the columns out of step: that, not what followed from it */
+    if (!rc && bad_at < n) /* a value past ten bytes threw the columns out of step: that, not what followed */
         return overlong(d, rank, n, at);
     if (!rc && w != nwait)
         rc = fail(d->e, "rank %lld: waits list %lld requests, the request column has %lld", (long long)rank,
@@ -699,6 +820,7 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int32_t **w
     in.p += n;
     if (columns_at(d, rank, n, &in, at))
         return -1;
+    const uint8_t *columns_end = in.p; /* the last of them (compute) ends where the wait requests begin */
     if (nwait > *wait_cap) {
         int64_t *g = realloc(*wait_ids, (size_t)nwait * sizeof *g);
         if (g)
@@ -724,8 +846,8 @@ static int decode_rank(decoder *d, int64_t rank, int64_t **wait_ids, int32_t **w
     if (nwait > INT32_MAX)
         return fail(d->e, "rank %lld: more than 2^31 - 1 wait requests", (long long)rank);
     int64_t nslots = 0, nkept = 0;
-    if (decode_events(d, rank, rows, n, kinds, at, *wait_ids, nwait, *wait_slots, t->waits + t->nwaits, &nkept,
-                      &nslots))
+    if (decode_events(d, rank, rows, n, kinds, at, columns_end, *wait_ids, nwait, *wait_slots, t->waits + t->nwaits,
+                      &nkept, &nslots))
         return -1;
     t->nwaits += nkept;
     t->wait_start[rank + 1] = t->nwaits;

@@ -329,6 +329,71 @@ def test_collectives_on_communicators_and_v_collectives_match_the_reference(seed
                                                           abs=1e-15)
 
 
+def test_repeated_collectives_and_their_changes_match_the_reference():
+    # The decoder reuses a rank's last collective signature while the calls repeat: runs of the same call
+    # (on one communicator or on another, rooted or not, v-collectives between them) and every kind of
+    # change after a run, over more events than one decoded chunk (256) holds.
+    rnd = random.Random(11)
+    comms = {5: [4, 1, 3], 9: [0, 2, 5]}
+    ranks = [[] for _ in range(6)]
+    call = ("MPI_Allreduce", 0, 0, 8, True)
+    for _ in range(700):
+        if rnd.random() < 0.3:
+            func = rnd.choice(["MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Allgatherv", "MPI_Barrier"])
+            comm = rnd.choice([0, 5, 9])
+            call = (func, comm, rnd.randrange(len(comms.get(comm, range(6)))), rnd.choice([8, 16, 4000]),
+                    rnd.random() < 0.8)
+        func, comm, root, same, commutative = call
+        for w in comms.get(comm, range(6)):
+            n = rnd.choice([0, 16, 5000]) if func.endswith("v") else same
+            ranks[w].append(C(func, bytes=n, root=root, comm=comm, compute=rnd.random() * 1e-5,
+                              commutative=commutative))
+    trace = whatif.from_calls(ranks, comms)
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=float("inf"), latency_us=2.0, overhead_us=0.5, gap_us=0.2, bandwidth_gbit_s=40)])
+    [got] = whatif.replay(trace, net, "openmpi")
+    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
+    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+
+
+def test_values_of_every_varint_length_on_long_ranks_beside_empty_ones_match_the_reference():
+    # Ranks 0, 70 and 149 of 150 exchange ~1,000 events each (several decoded chunks, the last one partial);
+    # the other ranks record nothing.  Sizes take 1 to 9 varint bytes, computes 1 to 6, tags and peers
+    # 1 to 5; comm and root are the same on every event (columns of one byte each).
+    rnd = random.Random(5)
+    P, talkers = 150, [0, 70, 149]
+    ranks = [[] for _ in range(P)]
+    req = [0] * P
+    sizes = [0, 1, 127, 128, 2**14, 2**21 + 3, 2**28, 2**35 + 1, 2**42, 2**49, 2**56 + 7]
+    computes = [0.0, 5e-9, 2e-7, 3e-5, 1e-3, 2.5, 300.0]
+    tags = [0, 5, -3, 70, 9000, 2**20, -(2**30), 2**31 - 1]
+    for _ in range(600):
+        a, b = rnd.sample(talkers, 2)
+        n, tag = rnd.choice(sizes), rnd.choice(tags)
+        if rnd.random() < 0.3:
+            ranks[a].append(C("MPI_Send", b, n, tag=tag, compute=rnd.choice(computes)))
+            ranks[b].append(C("MPI_Recv", a, n, tag=tag, compute=rnd.choice(computes)))
+            continue
+        for x, y in ((a, b), (b, a)):
+            mine = [req[x], req[x] + 1]
+            rnd.shuffle(mine)  # waits list their requests in either order
+            ranks[x] += [C("MPI_Irecv", y, n, tag=tag, req=req[x], compute=rnd.choice(computes)),
+                         C("MPI_Isend", y, n, tag=tag, req=req[x] + 1, compute=rnd.choice(computes)),
+                         C("MPI_Waitall", reqs=tuple(mine), compute=rnd.choice(computes))]
+            req[x] += 2
+    trace = whatif.from_calls(ranks)
+    assert min(len(ranks[r]) for r in talkers) > 2 * 256 and sum(map(len, ranks)) == sum(len(ranks[r]) for r in talkers)
+    net = whatif.Network(name="pw", eager_limit=4096, ranges=[
+        dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
+        dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
+    [got] = whatif.replay(trace, net, "openmpi")
+    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
+    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+    assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :got.functions.shape[1]], rel=1e-9, abs=1e-15)
+
+
 def test_a_collective_on_a_communicator_without_the_rank_is_a_clear_error():
     trace = whatif.from_calls([[C("MPI_Barrier", comm=3)], [C("MPI_Barrier", comm=3)]], {3: [1]})
     with pytest.raises(ScalewiseError, match="rank 0 calls a collective on communicator 3, which does not contain it"):

@@ -1,5 +1,6 @@
 """The trace file: exact round trip, size per event, and one-line errors for damage."""
 
+import mmap
 import struct
 import zlib
 
@@ -9,6 +10,7 @@ import pytest
 from scalewise import whatif
 from scalewise.errors import ScalewiseError
 from scalewise.whatif.trace import COLUMNS
+from scalewise.logfile import tracefile
 from scalewise.logfile.tracefile import _RANK, read_trace, write_trace
 from support.traces import halo_allreduce, random_trace
 
@@ -51,6 +53,24 @@ def test_replay_of_the_file_equals_replay_of_the_trace(tmp_path):
     write_trace(trace, tmp_path / "h.swtrace")
     [a], [b] = whatif.replay(trace, "qdr-ib"), whatif.replay(read_trace(tmp_path / "h.swtrace"), "qdr-ib")
     assert a.ranks.equals(b.ranks) and a.functions.equals(b.functions)
+
+
+def test_a_mapped_file_replays_and_writes_back_as_the_file_read(tmp_path, monkeypatch):
+    # large files are mapped rather than read (tracefile.MAP_FROM): here every file is
+    trace = halo_allreduce(16, 5, jitter=0.05)
+    write_trace(trace, tmp_path / "h.swtrace")
+    read = read_trace(tmp_path / "h.swtrace")
+    monkeypatch.setattr(tracefile, "MAP_FROM", 0)
+    mapped = read_trace(tmp_path / "h.swtrace")
+    assert isinstance(mapped.image, mmap.mmap) and isinstance(read.image, bytes)
+    [a], [b] = whatif.replay(read, "qdr-ib"), whatif.replay(mapped, "qdr-ib")
+    assert a.ranks.equals(b.ranks) and a.functions.equals(b.functions)
+    write_trace(mapped, tmp_path / "copy.swtrace")
+    assert (tmp_path / "copy.swtrace").read_bytes() == read.image
+    assert [r.columns["compute"].tolist() for r in mapped.ranks] == [r.columns["compute"].tolist() for r in read.ranks]
+    (tmp_path / "empty.swtrace").write_bytes(b"")
+    with pytest.raises(ScalewiseError, match="not a scalewise trace"):
+        read_trace(tmp_path / "empty.swtrace")
 
 
 def test_a_measured_looking_stencil_trace_takes_at_most_8_bytes_per_event(tmp_path):

@@ -3,6 +3,8 @@ and find the trace a command is pointed at."""
 
 from __future__ import annotations
 
+import mmap
+import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -130,7 +132,7 @@ class FileTrace(Trace):
     (``directory`` says where each one is): the replay engine decodes them
     itself, and ``ranks`` decodes them into columns only when asked."""
 
-    def __init__(self, functions: list[str], comms: dict[int, np.ndarray], capped: bool, image: bytes,
+    def __init__(self, functions: list[str], comms: dict[int, np.ndarray], capped: bool, image: bytes | mmap.mmap,
                  directory: Directory, where: str):
         self.functions, self.comms, self.capped = functions, comms, capped
         self.image, self.directory, self.where = image, directory, where
@@ -154,11 +156,23 @@ class FileTrace(Trace):
         return int(self.directory.nevents.sum())
 
 
+# A trace file at least this large is mapped rather than read: its pages are then the page cache's own, not a
+# copy in fresh memory (which the kernel zeroes first).  The file must not be rewritten while its trace is in use.
+MAP_FROM = 64 << 20
+
+
+def _file_bytes(path: Path) -> bytes | mmap.mmap:
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size < max(MAP_FROM, 1):  # an empty file cannot be mapped
+            return f.read()
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
 def read_trace(path: str | Path) -> FileTrace:
     """A Trace from a file; damage or a foreign file is a one-line ScalewiseError."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = _file_bytes(path)
     except OSError as err:
         raise ScalewiseError(f"{path}: cannot read: {err.strerror}") from None
     where = str(path)
@@ -170,7 +184,7 @@ def read_trace(path: str | Path) -> FileTrace:
     return _parse(data, where)
 
 
-def _parse(data: bytes, where: str) -> FileTrace:
+def _parse(data: bytes | mmap.mmap, where: str) -> FileTrace:
     """Header, tables and the rank blocks' places; the blocks stay compressed."""
     if len(data) < _HEADER.size or data[:8] != MAGIC:
         raise ScalewiseError(f"{where}: not a scalewise trace (bad magic)")
