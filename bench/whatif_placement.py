@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What-if placement on the emulated cluster: each proxy traced at 4 ranks on one emulated node
-(shared memory), predicted for 2 nodes x 2 ranks and 4 nodes x 1 rank (`whatif --ranks-per-node`,
+(shared memory), predicted for 2 nodes x 2 ranks and 4 nodes x 1 rank (with --ranks 2: traced at
+2 ranks on one node, predicted for 2 nodes x 1 rank, a core for every rank on a 2-core host) (`whatif --ranks-per-node`,
 by slot: the messages inside a node costed with the shared-memory network `scalewise calibrate`
 fits on this host, those between nodes with the link as `calibrate --cluster` fits it) and
 compared with the job run at those placements in the same round (wall time, MPI share).  Every
@@ -9,7 +10,7 @@ app once at every placement.  Every round's error is printed with the replay giv
 run's compute beside it (the network model's error alone), then a summary over all rounds.
 Root; holds the cluster lock.
 
-usage: whatif_placement.py [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
+usage: whatif_placement.py [--ranks 4] [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
                            [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
                            [--shm-on-one-core] [--shm-statistic best] [--idle-sleep-us US]
@@ -51,29 +52,35 @@ from scalewise.whatif.calibrate.peers import PEER_MSGS, measure_peers
 from scalewise.launch.preload import IDLE_SLEEP, YIELD_AFTER_IDLE_POLLS, idle_sleep_us
 from scalewise.whatif.calibrate.pingpong import PairCommand, eager_limit, launch
 from scalewise.whatif.compare import against_measured, compare, measured_compute_scale
+from scalewise.whatif.hostcost import host_costs
 
-RANKS = 4
+RANKS = 4  # the default job
 HERE = "1 node"  # the recorded placement: every rank on one emulated node
-NODES = {HERE: 1, "2 x 2": 2, "4 x 1": 4}  # placement -> emulated nodes (RANKS spread evenly, by slot)
+# per job size, placement -> emulated nodes (the ranks spread evenly, by slot)
+PLACEMENTS = {4: {HERE: 1, "2 x 2": 2, "4 x 1": 4},
+              2: {HERE: 1, "2 x 1": 2}}  # a core for each rank at every placement on this 2-core host
 YIELD = "SCALEWISE_YIELD_WHEN_IDLE"  # set by MPICH's launches on nodes with more ranks than cores
 PLACEMENT = "slot"  # how the launchers fill a hostfile of N slots per node: ranks 0..N-1 on the first node
 
 
-def launch_line(c, flavour: str, exe: list[str], yield_after: int | None = None) -> tuple[list[str], dict[str, str], int]:
-    """The 4-rank job across ``c``'s nodes, as `scalewise run --cluster` launches it; ranks per node.
+def launch_line(c, flavour: str, exe: list[str], yield_after: int | None = None,
+                ranks: int = RANKS) -> tuple[list[str], dict[str, str], int]:
+    """The job of ``ranks`` across ``c``'s nodes, as `scalewise run --cluster` launches it; ranks per node.
     ``yield_after``: MPICH's idle polls before a yield where the launch yields (the launch's own 64
     when None; runtime/compat/mpich_ucx.c)."""
-    words = [OPENMPI_RUN, "-np", str(RANKS)] if flavour == "openmpi" else [MPICH_RUN, "-n", str(RANKS)]
+    words = [OPENMPI_RUN, "-np", str(ranks)] if flavour == "openmpi" else [MPICH_RUN, "-n", str(ranks)]
     line = cluster_launch(c, [*words, *exe], flavour=flavour)
     if yield_after is not None and YIELD in line.env:
         line.env[YIELD] = str(yield_after)
     return line.argv, line.env, line.ranks_per_node
 
 
-def check_placement(log: Path, hostnames: list[str], per_node: int) -> None:
+def check_placement(log: Path, hostnames: list[str], per_node: int, ranks: int = RANKS) -> None:
     """Each rank of the measured run on the node the prediction puts it on; the bench stops otherwise."""
     got = read_profile(log).ranks.set_index("rank")["host"].sort_index().tolist()
-    want = [hostnames[n] for n in nodes_of(RANKS, per_node, PLACEMENT)]
+    if len(got) != ranks:
+        raise SystemExit(f"{log}: {len(got)} ranks, the job has {ranks}")
+    want = [hostnames[n] for n in nodes_of(ranks, per_node, PLACEMENT)]
     if got != want:
         raise SystemExit(f"{log}: ranks on {got}, the prediction assumes {want} (by {PLACEMENT})")
 
@@ -102,15 +109,15 @@ def cpu_share(log: Path, softirq: float) -> tuple[float, float, int]:
 
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
     """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
-    for place, nodes in NODES.items():
+    for place, nodes in a.nodes.items():
         c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             for app in a.apps:
                 exe = app_line(a, flavour, app)
-                argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after)
+                argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after, a.ranks)
                 before = softirq_seconds()
                 log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
-                check_placement(log, c.hostnames, per_node)
+                check_placement(log, c.hostnames, per_node, a.ranks)
                 runs.setdefault((flavour, place, app), []).append((log, trace))
                 a.cpu[(flavour, place, app, k)] = cpu_share(log, softirq_seconds() - before)
 
@@ -130,13 +137,13 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
     """Round k's one-node trace predicted at each placement against round k's run measured there; beside
     it the same replay given the measured run's compute, the replay without placement (every rank on a
     node of its own), and the change from one node, measured and predicted.  First, per app, the trace
-    replayed at its own placement (all 4 ranks on shared memory) against its own run."""
+    replayed at its own placement (all its ranks on shared memory) against its own run."""
     out = []
     for app in a.apps:
         recorded = runs[(flavour, HERE, app)]
         own, alone = [], []
         for log, trace in recorded:
-            [p] = replay(read_trace(trace), [shm], library=flavour, ranks_per_node=RANKS, local=shm)
+            [p] = replay(read_trace(trace), [shm], library=flavour, ranks_per_node=a.ranks, local=shm)
             w = compare([p], read_profile(log))
             own.append((against_measured(w).iloc[0], w))
             alone.append(p.wall_time)
@@ -150,32 +157,35 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
                         rounds_same_compute=[float(r[0]["wall_change"]) for r in own],
                         cpu=[a.cpu[(flavour, HERE, app, k)] for k in range(len(own))],
                         spread=_spread([float(r[1].summary.iloc[0]["wall_time"]) for r in own])))
-        for target, nodes in NODES.items():
+        for target, nodes in a.nodes.items():
             if target == HERE:
                 continue
             measured = [read_profile(log) for log, _ in runs[(flavour, target, app)]]
             rounds = []
-            for (_, trace), truth, (_, w_here), p_here in zip(recorded, measured, own, alone):
+            for (log_here, trace), truth, (_, w_here), p_here in zip(recorded, measured, own, alone):
                 tr = read_trace(trace)
-                placed = dict(ranks_per_node=RANKS // nodes, placement=PLACEMENT, local=shm)
+                placed = dict(ranks_per_node=a.ranks // nodes, placement=PLACEMENT, local=shm)
                 preds = replay(tr, [link], library=flavour, **placed)
                 same = replay(tr, [link], library=flavour, **placed,
                               compute_scale=measured_compute_scale(truth, preds[0]))
                 [apart] = replay(tr, [link], library=flavour)
                 [plain] = replay(tr, [link.model_copy(update={"both_ways_peers": None})], library=flavour, **placed)
+                # as `scalewise whatif` replays it: each rank's host cost per message from the traced run's log
+                [hosted] = replay(tr, [link], library=flavour, **placed, host=host_costs(read_profile(log_here), tr.nranks))
                 w = compare(preds, truth, same_compute=same)
                 m_wall, m_here = float(w.summary.iloc[0]["wall_time"]), float(w_here.summary.iloc[0]["wall_time"])
                 rounds.append((against_measured(w).iloc[0], w, apart.wall_time / m_wall - 1,
-                               (m_wall / m_here - 1, preds[0].wall_time / p_here - 1), plain.wall_time / m_wall - 1))
+                               (m_wall / m_here - 1, preds[0].wall_time / p_here - 1), plain.wall_time / m_wall - 1,
+                               hosted.wall_time / m_wall - 1))
             for k, r in enumerate(rounds):
                 if a.by_function:
                     print(f"{flavour} {app} {target} round {k + 1}, replayed less measured, ms: {by_function(r[1])}",
                           flush=True)
-            e, w, _, _, _ = sorted(rounds, key=lambda r: r[0]["wall_change"])[len(rounds) // 2]
+            e, w, *_ = sorted(rounds, key=lambda r: r[0]["wall_change"])[len(rounds) // 2]
             out.append(_row(e, w, rounds, mpi=flavour, app=app, source=HERE, target=target,
                             rounds_same_compute=[float(r[0]["wall_change_same_compute"]) for r in rounds],
                             apart=[r[2] for r in rounds], change=[r[3] for r in rounds],
-                            without_peers=[r[4] for r in rounds],
+                            without_peers=[r[4] for r in rounds], with_host=[r[5] for r in rounds],
                             cpu=[a.cpu[(flavour, target, app, k)] for k in range(len(rounds))],
                             spread=_spread([float(p.ranks["wall"].max()) for p in measured])))
     return out
@@ -206,7 +216,9 @@ def calibrate(a) -> tuple[dict, dict]:
     cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
         links[flavour] = link_network(a, flavour, a.rate).network  # link_network gives the whole calibration
-    if not a.no_peers:  # exchanges with several nodes at once, on the 4 nodes of 4 x 1 (calibrate --cluster's way)
+    if not a.no_peers and max(a.nodes.values()) >= 3:
+        # exchanges with several nodes at once, on the 4 nodes of 4 x 1 (calibrate --cluster's way); with
+        # 2 nodes a rank's messages leave for one node only, and the replay has no use for the term
         c = cluster_up(4, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         for flavour in a.flavours:
             if links[flavour].duplex == "full":
@@ -269,6 +281,9 @@ def _args_for(text: str) -> tuple[str, list[str]]:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ranks", type=int, choices=sorted(PLACEMENTS), default=RANKS,
+                    help="the job's ranks: 4 (1 node, 2 x 2, 4 x 1) or 2 (1 node, 2 x 1: a core for every rank "
+                         "on this 2-core host)")
     ap.add_argument("--apps", default="sem,ocean,dft", type=lambda s: s.split(","),
                     help="amr is left out by default: Open MPI took 111 s for it at 4 ranks on one emulated node")
     ap.add_argument("--size", default="small")
@@ -308,12 +323,13 @@ def parser() -> argparse.ArgumentParser:
 def main() -> int:
     a = parser().parse_args()
     a.args_for = dict(a.args_for)
+    a.nodes = PLACEMENTS[a.ranks]
     a.cpu = {}  # (flavour, placement, app, round) -> the run's CPU over the host's cores x wall
     if a.idle_sleep_us is not None:
         os.environ[IDLE_SLEEP] = a.idle_sleep_us  # every launch below reads it (preload.with_idle_sleep)
     else:
         os.environ.pop(IDLE_SLEEP, None)
-    print(f"waiting ranks: {'sleep ' + a.idle_sleep_us + ' us' if idle_sleep_us(os.environ) else 'poll'}", flush=True)
+    print(f"{a.ranks} ranks, placements {', '.join(a.nodes)}; waiting ranks: {'sleep ' + a.idle_sleep_us + ' us' if idle_sleep_us(os.environ) else 'poll'}", flush=True)
     table = []
     with on_emulated_cluster() as tmp:
         links, shms = calibrate(a)
@@ -324,16 +340,17 @@ def main() -> int:
         for flavour in a.flavours:
             table += cells(a, flavour, runs, links[flavour], shms[flavour])
     print(f"| MPI | app | predicted for ({rate_text(parse_rate(a.rate))}) | measured wall | predicted wall "
-          "| wall error, every round | at the measured compute | without both_ways_peers | every rank on its own node "
+          "| wall error, every round | at the measured compute | with the traced run's host cost | without both_ways_peers | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "
           "| spread of the measured runs | CPU over cores x wall (ranks + softirq), every round "
           "| the ranks' voluntary switches, every round |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         placed = not c.get("own")
         print(f"| {c['mpi']} | {c['app']} | {c['target']} | {m['wall_time']:.3f} s | {p['wall_time']:.3f} s "
-              f"| {pct(c['rounds'])} | {pct(c['rounds_same_compute'])} | {pct(c['without_peers']) if placed else ''} "
+              f"| {pct(c['rounds'])} | {pct(c['rounds_same_compute'])} | {pct(c['with_host']) if placed else ''} "
+              f"| {pct(c['without_peers']) if placed else ''} "
               f"| {pct(c['apart']) if placed else ''} "
               f"| {', '.join(f'{100 * x:+.0f}% / {100 * y:+.0f}%' for x, y in c['change']) if placed else ''} "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% "
@@ -343,10 +360,15 @@ def main() -> int:
     print()
     placed = [c for c in table if not c.get("own")]
     print(summary(f"{HERE}, replayed against its own run", [c for c in table if c.get("own")]))
-    for target in NODES:
+    for target in a.nodes:
         if target != HERE:
             print(summary(f"recorded on {HERE}, predicted for {target}", [c for c in placed if c["target"] == target]))
-    print(summary("both placements", placed))
+    if len(a.nodes) > 2:
+        print(summary("both placements", placed))
+    hosted = [abs(x) for c in placed for x in c["with_host"]]
+    print(f"the placements with the traced run's host cost (as `scalewise whatif`): median absolute wall error "
+          f"{100 * statistics.median(hosted):.1f}%, within 15% {sum(x <= 0.15 for x in hosted)} of {len(hosted)}, "
+          f"worst {100 * max((x for c in placed for x in c['with_host']), key=abs):+.1f}%")
     return 0
 
 
