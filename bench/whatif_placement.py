@@ -13,7 +13,7 @@ Root; holds the cluster lock.
 usage: whatif_placement.py [--ranks 4] [--apps sem,ocean,dft] [--size small] [--rate 1gbit]
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
                            [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
-                           [--shm-on-one-core] [--shm-statistic best] [--idle-sleep-us US]
+                           [--shm-on-one-core | --local-on-node] [--shm-statistic best] [--idle-sleep-us US]
                            [--args-for APP="..."] [--by-function]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
@@ -23,7 +23,11 @@ to one app's line only (dft="--compute sleep --iters 5").  --idle-sleep-us makes
 (SCALEWISE_IDLE_SLEEP_US, runtime/compat/idle_sleep.c).  Beside each cell: the measured runs' CPU, the
 ranks' user and system time and the host's softirq time over the run, as a share of the host's cores
 times the wall (whether the ranks' real work fits the cores), and with --by-function, per round, each MPI
-function's replayed time less its measured time.
+function's replayed time less its measured time.  --local-on-node calibrates the network of messages
+inside a node with its 2 ranks on one emulated node as the cluster launches them, not on this host: Debian's
+MPICH 4.0 has no shared memory of its own there (UCX kept to TCP on the nodes), and the host's calibration
+measures UCX's shared memory, which no run on the nodes uses.  Beside each placement: the replay with the
+traced run's host cost per message, as `scalewise whatif` replays it.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from scalewise.cluster.emulated import cluster_up
 from scalewise.cluster.launching import cluster_launch
 from scalewise.cluster.links import DEFAULT_QUEUE_US, parse_queue, parse_rate, rate_text
 from scalewise.errors import ScalewiseError
-from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN
+from scalewise.launch.mpirun import MPICH_RUN, OPENMPI_RUN, two_ranks
 from scalewise.logfile.reader import read_profile
 from scalewise.whatif import read_trace, replay
 from scalewise.whatif.api import nodes_of
@@ -209,9 +213,33 @@ def pair_on_one_core(a, flavour: str) -> PairCommand:
     return launcher
 
 
+def pair_on_node(c, flavour: str) -> PairCommand:
+    """The local network's calibration with its 2 ranks on the first emulated node of ``c``, launched as the
+    cluster launches a job's ranks there: what carries a message inside a node of this cluster.  For Open
+    MPI that is its shared memory (vader), as on the host; Debian's MPICH 4.0 (ch4:ucx, no ch4 shared
+    memory) is kept to UCX's TCP on the nodes (UCX_TLS=tcp,self: UCX's shared memory would join nodes that
+    share this machine's memory), so its ranks of one node talk over TCP inside the node, not through the
+    shared memory a calibration on the host measures."""
+    def launcher(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+        line = cluster_launch(c, [*two_ranks(flavour), *argv], flavour=flavour)
+        if line.ranks_per_node != 2:
+            raise SystemExit(f"the local calibration's launch puts {line.ranks_per_node} ranks on a node, not 2")
+        return line.argv, line.env
+    return launcher
+
+
+def local_network(a, flavour: str, node=None):
+    """The network of messages inside a node: `scalewise calibrate` on this host (the 2 ranks on one core
+    with --shm-on-one-core), or with ``node`` (a cluster) on its first node, as its launches run them."""
+    launcher = pair_on_node(node, flavour) if node is not None else (
+        pair_on_one_core(a, flavour) if a.shm_on_one_core else None)
+    return calibrate_with_collectives(flavour, eager_limit(flavour, True), f"shm-{flavour}", "", reps=30,
+                                      statistic=a.shm_statistic, launcher=launcher).network
+
+
 def calibrate(a) -> tuple[dict, dict]:
     """Per MPI, the link between two emulated nodes and shared memory on this host (2 ranks each; on
-    one core with --shm-on-one-core)."""
+    one core with --shm-on-one-core; on one emulated node with --local-on-node)."""
     links, shms = {}, {}
     cluster_up(2, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)  # link_network keeps its queue
     for flavour in a.flavours:
@@ -227,13 +255,13 @@ def calibrate(a) -> tuple[dict, dict]:
                 print(f"{flavour} both_ways_peers {peers}; median seconds, k senders alone: "
                       f"{[round(statistics.median(fan_in[k]), 4) for k in sorted(fan_in)]}, the all-to-all of k+1: "
                       f"{[round(statistics.median(exchange[k]), 4) for k in sorted(exchange)]}", flush=True)
+    node = cluster_up(1, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults) if a.local_on_node else None
+    for flavour in a.flavours:
+        shms[flavour] = local_network(a, flavour, node)
     cluster_down()
     for flavour in a.flavours:
-        shms[flavour] = calibrate_with_collectives(
-            flavour, eager_limit(flavour, True), f"shm-{flavour}", "", reps=30, statistic=a.shm_statistic,
-            launcher=pair_on_one_core(a, flavour) if a.shm_on_one_core else None).network
-    for flavour in a.flavours:
-        for what, net in (("link", links[flavour]), ("shared memory", shms[flavour])):
+        local = "inside a node (one emulated node)" if a.local_on_node else "shared memory"
+        for what, net in (("link", links[flavour]), (local, shms[flavour])):
             ranges = "; ".join(f"up to {r.upto:g} B: L {r.latency_us:.2f} us, o {r.overhead_us:.2f} us, "
                                f"{r.bandwidth_gbit_s:.2f} Gbit/s" for r in net.ranges)
             print(f"{flavour} {what}: {ranges}; eager limit {net.eager_limit} B, doubts {net.doubts or 'none'}",
@@ -304,9 +332,14 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--mpich-yield-after", type=_polls, default=None, metavar="N",
                     help="MPICH's idle polls before it yields its core on a node with more ranks than cores "
                          "(the launch's own 64 by default); 1 yields at every idle poll")
-    ap.add_argument("--shm-on-one-core", action="store_true",
+    where = ap.add_mutually_exclusive_group()  # where the local calibration's 2 ranks run
+    where.add_argument("--shm-on-one-core", action="store_true",
                     help="calibrate shared memory with its 2 ranks on one core, yielding when idle, as the "
                          "placements' ranks share cores (2 ranks a core at 1 node and at 2 x 2 on this host)")
+    where.add_argument("--local-on-node", action="store_true",
+                    help="calibrate the network of messages inside a node with its 2 ranks on one emulated node, "
+                         "launched as the cluster launches them (MPICH 4.0 there: UCX's TCP inside the node), "
+                         "instead of on this host")
     ap.add_argument("--shm-statistic", choices=("best", "median", "mean"), default="best",
                     help="which of the shared-memory calibration's repetitions it fits (calibrate's fastest by "
                          "default); on a shared core the fastest round trip is one no switch between the ranks delayed")

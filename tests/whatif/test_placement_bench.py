@@ -76,3 +76,12 @@ def test_ranks_option_picks_the_placements(capsys):
     with pytest.raises(SystemExit) as exited:
         bench.parser().parse_args(["--ranks", "3"])
     assert exited.value.code == 2 and "invalid choice: 3" in capsys.readouterr().err
+
+
+def test_local_calibration_runs_on_the_host_or_on_a_node_not_both(capsys):
+    bench = _bench()
+    assert not bench.parser().parse_args([]).local_on_node  # calibrate's own: on this host
+    assert bench.parser().parse_args(["--local-on-node"]).local_on_node
+    with pytest.raises(SystemExit) as exited:
+        bench.parser().parse_args(["--local-on-node", "--shm-on-one-core"])
+    assert exited.value.code == 2 and "not allowed with" in capsys.readouterr().err
