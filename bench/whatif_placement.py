@@ -14,7 +14,7 @@ usage: whatif_placement.py [--ranks 4] [--apps sem,ocean,dft] [--size small] [--
                            [--flavours openmpi,mpich] [--repeats 3] [--app-args "..."]
                            [--tcp-defaults] [--no-duplex] [--no-peers] [--peer-msgs 8] [--queue 2ms] [--mpich-yield-after N]
                            [--shm-on-one-core | --local-on-node] [--shm-statistic best] [--idle-sleep-us US]
-                           [--args-for APP="..."] [--by-function]
+                           [--args-for APP="..."] [--paired] [--by-function]
 
 --app-args adds options to every app's line, e.g. "--compute sleep" (dft: the same messages with
 the arithmetic slept, so that 4 ranks do not need 4 cores; docs/decisions.md); --args-for adds options
@@ -112,18 +112,22 @@ def cpu_share(log: Path, softirq: float) -> tuple[float, float, int]:
 
 
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
-    """Round k: every app of every MPI once at each placement (one cluster shape after the other)."""
-    for place, nodes in a.nodes.items():
-        c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
-        for flavour in a.flavours:
-            for app in a.apps:
-                exe = app_line(a, flavour, app)
-                argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after, a.ranks)
-                before = softirq_seconds()
-                log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
-                check_placement(log, c.hostnames, per_node, a.ranks)
-                runs.setdefault((flavour, place, app), []).append((log, trace))
-                a.cpu[(flavour, place, app, k)] = cpu_share(log, softirq_seconds() - before)
+    """Round k: every app of every MPI once at each placement (one cluster shape after the other; with
+    --paired, each app's runs at every placement one after the other, the cluster reshaped between them)."""
+    order = ([(place, flavour, app) for flavour in a.flavours for app in a.apps for place in a.nodes] if a.paired
+             else [(place, flavour, app) for place in a.nodes for flavour in a.flavours for app in a.apps])
+    c = None
+    for place, flavour, app in order:
+        nodes = a.nodes[place]
+        if c is None or len(c.nodes) != nodes:
+            c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
+        exe = app_line(a, flavour, app)
+        argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after, a.ranks)
+        before = softirq_seconds()
+        log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
+        check_placement(log, c.hostnames, per_node, a.ranks)
+        runs.setdefault((flavour, place, app), []).append((log, trace))
+        a.cpu[(flavour, place, app, k)] = cpu_share(log, softirq_seconds() - before)
 
 
 def _spread(walls: list[float]) -> float:
@@ -348,6 +352,9 @@ def parser() -> argparse.ArgumentParser:
                          "(SCALEWISE_IDLE_SLEEP_US: the runs and both calibrations); unset: they poll")
     ap.add_argument("--args-for", type=_args_for, action="append", default=[], metavar='APP="..."',
                     help='options added to one app\'s line, e.g. dft="--compute sleep --iters 5"')
+    ap.add_argument("--paired", action="store_true",
+                    help="run each app at every placement one after the other (the cluster reshaped between), so "
+                         "that the trace and the runs it predicts are seconds apart, not all the apps' runs apart")
     ap.add_argument("--by-function", action="store_true",
                     help="print, per cell and round, each MPI function's replayed time less its measured time")
     return ap

@@ -73,6 +73,7 @@ def test_ranks_option_picks_the_placements(capsys):
     assert bench.PLACEMENTS[4] == {"1 node": 1, "2 x 2": 2, "4 x 1": 4}
     assert bench.PLACEMENTS[bench.parser().parse_args(["--ranks", "2"]).ranks] == {"1 node": 1, "2 x 1": 2}
     assert all(ranks % nodes == 0 for ranks, places in bench.PLACEMENTS.items() for nodes in places.values())
+    assert not bench.parser().parse_args([]).paired and bench.parser().parse_args(["--paired"]).paired
     with pytest.raises(SystemExit) as exited:
         bench.parser().parse_args(["--ranks", "3"])
     assert exited.value.code == 2 and "invalid choice: 3" in capsys.readouterr().err
