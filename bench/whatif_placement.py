@@ -145,7 +145,8 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
     """Round k's one-node trace predicted at each placement against round k's run measured there; beside
     it the same replay given the measured run's compute, the replay without placement (every rank on a
     node of its own), and the change from one node, measured and predicted.  First, per app, the trace
-    replayed at its own placement (all its ranks on shared memory) against its own run."""
+    replayed at its own placement (all its ranks on shared memory) against its own run, and against the next
+    round's run there (a control: what the runs' own differences alone make of a prediction)."""
     out = []
     for app in a.apps:
         recorded = runs[(flavour, HERE, app)]
@@ -160,11 +161,15 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
                 print(f"{flavour} {app} {HERE} (its own run) round {k + 1}, replayed less measured, ms: "
                       f"{by_function(w)}", flush=True)
         e, w = sorted(own, key=lambda r: r[0]["wall_change"])[len(own) // 2]
+        walls = [float(r[1].summary.iloc[0]["wall_time"]) for r in own]
+        next_run = [alone[k] / walls[(k + 1) % len(walls)] - 1 for k in range(len(walls))]
+        print(f"{flavour} {app} {HERE}: each round's trace against the next round's run there: {pct(next_run)}",
+              flush=True)
         # its own run: the trace's compute is the measured run's, so "at the measured compute" is the same
         out.append(_row(e, w, own, mpi=flavour, app=app, source=HERE, target=f"{HERE} (its own run)", own=True,
                         rounds_same_compute=[float(r[0]["wall_change"]) for r in own],
-                        cpu=[a.cpu[(flavour, HERE, app, k)] for k in range(len(own))],
-                        spread=_spread([float(r[1].summary.iloc[0]["wall_time"]) for r in own])))
+                        cpu=[a.cpu[(flavour, HERE, app, k)] for k in range(len(own))], next_run=next_run,
+                        spread=_spread(walls)))
         for target, nodes in a.nodes.items():
             if target == HERE:
                 continue
@@ -400,6 +405,10 @@ def main() -> int:
     print()
     placed = [c for c in table if not c.get("own")]
     print(summary(f"{HERE}, replayed against its own run", [c for c in table if c.get("own")]))
+    other = [x for c in table if c.get("own") for x in c["next_run"]]
+    print(f"{HERE}, each round's trace against the next round's run there (the runs' own differences): median "
+          f"absolute wall error {100 * statistics.median(abs(x) for x in other):.1f}%, within 15% "
+          f"{sum(abs(x) <= 0.15 for x in other)} of {len(other)}, worst {100 * max(other, key=abs):+.1f}%")
     for target in a.nodes:
         if target != HERE:
             print(summary(f"recorded on {HERE}, predicted for {target}", [c for c in placed if c["target"] == target]))
