@@ -94,21 +94,23 @@ def app_line(a, flavour: str, app: str) -> list[str]:
     return [str(ROOT / "build" / flavour / "proxies" / app), "--size", a.size, *a.app_args, *dict(a.args_for).get(app, [])]
 
 
-def softirq_seconds() -> float:
-    """The host's softirq time so far, summed over its cores (/proc/stat; the kernel's TCP and veth work)."""
+def host_seconds() -> tuple[float, float]:
+    """The host's softirq time (the kernel's TCP and veth work) and steal time (what the hypervisor ran
+    instead of this virtual machine's cores) so far, each summed over its cores (/proc/stat)."""
     with open("/proc/stat") as f:
         fields = f.readline().split()
-    return int(fields[7]) / os.sysconf("SC_CLK_TCK")
+    return int(fields[7]) / os.sysconf("SC_CLK_TCK"), int(fields[8]) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_share(log: Path, softirq: float) -> tuple[float, float, int]:
+def cpu_share(log: Path, softirq: float, steal: float = 0.0) -> tuple[float, float, int, float]:
     """The run's ranks' user and system time, and the host's softirq time, each over the host's cores times
-    the run's wall (near 1 together: the ranks' real work did not fit the cores), and the ranks' voluntary
-    context switches (a rank that sleeps while it waits makes one a sleep; one that polls, few)."""
+    the run's wall (near 1 together: the ranks' real work did not fit the cores), the ranks' voluntary
+    context switches (a rank that sleeps while it waits makes one a sleep; one that polls, few), and the
+    steal time over the same (cores the hypervisor took away: the ranks ran slower without knowing it)."""
     r = read_profile(log).ranks
     ranks_cpu = float((r["cpu_user"].astype(float) + r["cpu_sys"].astype(float)).sum())
     cores_wall = len(os.sched_getaffinity(0)) * float(r["wall"].max())
-    return ranks_cpu / cores_wall, softirq / cores_wall, int(r["nvcsw"].astype(float).sum())
+    return ranks_cpu / cores_wall, softirq / cores_wall, int(r["nvcsw"].astype(float).sum()), steal / cores_wall
 
 
 def record_round(a, k: int, runs: dict, tmp: Path) -> None:
@@ -123,11 +125,12 @@ def record_round(a, k: int, runs: dict, tmp: Path) -> None:
             c = cluster_up(nodes, parse_rate(a.rate), queue_us=a.queue, tcp_defaults=a.tcp_defaults)
         exe = app_line(a, flavour, app)
         argv, env, per_node = launch_line(c, flavour, exe, a.mpich_yield_after, a.ranks)
-        before = softirq_seconds()
+        before = host_seconds()
         log, trace = traced(flavour, argv, env, tmp / f"{flavour}-{nodes}-{app}-{k}")
         check_placement(log, c.hostnames, per_node, a.ranks)
         runs.setdefault((flavour, place, app), []).append((log, trace))
-        a.cpu[(flavour, place, app, k)] = cpu_share(log, softirq_seconds() - before)
+        after = host_seconds()
+        a.cpu[(flavour, place, app, k)] = cpu_share(log, after[0] - before[0], after[1] - before[1])
 
 
 def _spread(walls: list[float]) -> float:
@@ -388,8 +391,8 @@ def main() -> int:
           "| wall error, every round | at the measured compute | with the traced run's host cost | without both_ways_peers | every rank on its own node "
           "| change from 1 node, measured / predicted | measured MPI share | predicted | points, every round "
           "| spread of the measured runs | CPU over cores x wall (ranks + softirq), every round "
-          "| the ranks' voluntary switches, every round |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| the ranks' voluntary switches, every round | steal over cores x wall, every round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in table:
         m, p = c["measured"], c["predicted"]
         placed = not c.get("own")
@@ -400,8 +403,8 @@ def main() -> int:
               f"| {', '.join(f'{100 * x:+.0f}% / {100 * y:+.0f}%' for x, y in c['change']) if placed else ''} "
               f"| {100 * m['mpi_share']:.1f}% | {100 * p['mpi_share']:.1f}% "
               f"| {', '.join(f'{x:+.1f}' for x in c['round_shares'])} | {100 * c['spread']:.0f}% "
-              f"| {', '.join(f'{100 * x:.0f}+{100 * y:.0f}%' for x, y, _ in c['cpu'])} "
-              f"| {', '.join(str(n) for _, _, n in c['cpu'])} |")
+              f"| {', '.join(f'{100 * x[0]:.0f}+{100 * x[1]:.0f}%' for x in c['cpu'])} "
+              f"| {', '.join(str(x[2]) for x in c['cpu'])} | {', '.join(f'{100 * x[3]:.1f}%' for x in c['cpu'])} |")
     print()
     placed = [c for c in table if not c.get("own")]
     print(summary(f"{HERE}, replayed against its own run", [c for c in table if c.get("own")]))
