@@ -22,8 +22,10 @@ to one app's line only (dft="--compute sleep --iters 5").  --idle-sleep-us makes
 (the runs, both calibrations) one whose waiting ranks sleep that long instead of polling
 (SCALEWISE_IDLE_SLEEP_US, runtime/compat/idle_sleep.c).  Beside each cell: the measured runs' CPU, the
 ranks' user and system time and the host's softirq time over the run, as a share of the host's cores
-times the wall (whether the ranks' real work fits the cores), and with --by-function, per round, each MPI
-function's replayed time less its measured time.  --local-on-node calibrates the network of messages
+times the wall (whether the ranks' real work fits the cores), the machine's steal time over the same (cores
+the hypervisor took away), and with --by-function, per round, each MPI function's replayed time less its
+measured time.  Each round's one-node trace is also replayed against the next round's one-node run: a
+control, what the runs' own differences make of a prediction with no change of placement.  --local-on-node calibrates the network of messages
 inside a node with its 2 ranks on one emulated node as the cluster launches them, not on this host: Debian's
 MPICH 4.0 has no shared memory of its own there (UCX kept to TCP on the nodes), and the host's calibration
 measures UCX's shared memory, which no run on the nodes uses.  Beside each placement: the replay with the
