@@ -54,3 +54,26 @@ def test_placement_bench_sets_mpich_idle_polls_where_the_launch_yields(emulation
     cores_each = min(len(n.cpus) for n in c.nodes)
     if 4 <= c.cpus_total:  # one rank per node and enough cores: the launch does not yield, nor does the option
         assert bench.YIELD not in bench.launch_line(c, "mpich", exe, 1)[1], cores_each
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_placement_bench_two_ranks_land_where_its_replay_puts_them(emulation, mpi, tmp_path):
+    """bench/whatif_placement.py --ranks 2: both ranks on the one node, then one on each of 2 nodes, as its
+    check (and the replay's nodes_of) has them; and its --local-on-node calibration's launch puts its 2 ranks
+    on one node with the cluster's transport (MPICH 4.0: UCX kept to TCP, no shared memory of its own)."""
+    bench = bench_module("whatif_placement")
+    exe = [str(build_dir() / mpi / "proxies" / "sem"), "--size", "tiny"]
+    for nodes in bench.PLACEMENTS[2].values():
+        c = cluster_up(nodes, parse_rate("1gbit"))
+        argv, env, per_node = bench.launch_line(c, mpi, exe, ranks=2)
+        assert per_node == 2 // nodes
+        log, _ = bench.traced(mpi, argv, env, tmp_path / str(nodes))
+        bench.check_placement(log, c.hostnames, per_node, 2)  # exits if a rank is elsewhere
+        hosts = read_profile(log).ranks.set_index("rank")["host"].sort_index().tolist()
+        assert len(set(hosts)) == nodes, hosts
+    c = cluster_up(1, parse_rate("1gbit"))
+    argv, env = bench.pair_on_node(c, mpi)([*exe])
+    if mpi == "mpich":
+        assert env["UCX_TLS"] == "tcp,self"
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "status=PASS" in done.stdout, done.stderr

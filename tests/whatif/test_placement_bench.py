@@ -63,3 +63,26 @@ def test_peer_options_take_a_count_of_messages(capsys):
             bench.parser().parse_args(["--peer-msgs", bad])
         assert exited.value.code == 2
         assert f"'{bad}' is not a count of messages" in capsys.readouterr().err
+
+
+def test_ranks_option_picks_the_placements(capsys):
+    """--ranks 2: one node, then 2 x 1 (a core for each rank on a 2-core host); the 4-rank default unchanged;
+    every placement's ranks divide evenly over its nodes, as the replay's ranks_per_node takes them."""
+    bench = _bench()
+    assert bench.parser().parse_args([]).ranks == 4
+    assert bench.PLACEMENTS[4] == {"1 node": 1, "2 x 2": 2, "4 x 1": 4}
+    assert bench.PLACEMENTS[bench.parser().parse_args(["--ranks", "2"]).ranks] == {"1 node": 1, "2 x 1": 2}
+    assert all(ranks % nodes == 0 for ranks, places in bench.PLACEMENTS.items() for nodes in places.values())
+    assert not bench.parser().parse_args([]).paired and bench.parser().parse_args(["--paired"]).paired
+    with pytest.raises(SystemExit) as exited:
+        bench.parser().parse_args(["--ranks", "3"])
+    assert exited.value.code == 2 and "invalid choice: 3" in capsys.readouterr().err
+
+
+def test_local_calibration_runs_on_the_host_or_on_a_node_not_both(capsys):
+    bench = _bench()
+    assert not bench.parser().parse_args([]).local_on_node  # calibrate's own: on this host
+    assert bench.parser().parse_args(["--local-on-node"]).local_on_node
+    with pytest.raises(SystemExit) as exited:
+        bench.parser().parse_args(["--local-on-node", "--shm-on-one-core"])
+    assert exited.value.code == 2 and "not allowed with" in capsys.readouterr().err
