@@ -25,6 +25,21 @@ def finish(trace, net, library="openmpi"):
     return pred
 
 
+def matches_reference(trace, net, library="openmpi"):
+    """The engine's replay of ``trace``, after checking it against the pure-Python reference: the engine reads
+    the trace file's image and walks each collective's schedule itself, the reference replays the streams built
+    in Python from the same image (compute in whole ns); each rank's finish and compute and each function's
+    time must agree."""
+    [got] = whatif.replay(trace, net, library)
+    streams = build_streams(image_of(trace), library)
+    clock, comp, ftime = reference_replay(streams, net)
+    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
+    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+    assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
+                                                      abs=1e-15)
+    return got
+
+
 def ping_pong(nbytes, rounds=1):
     a = [C("MPI_Send", 1, nbytes), C("MPI_Recv", 1, nbytes)] * rounds
     b = [C("MPI_Recv", 0, nbytes), C("MPI_Send", 0, nbytes)] * rounds
@@ -154,15 +169,7 @@ def test_engine_matches_the_python_reference_on_random_traces(seed):
         dict(upto=65536, latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
     for library in ("openmpi", "mpich"):
-        # the engine reads the trace file's image and walks each collective's schedule itself; the
-        # reference replays the expanded streams built in Python from the same image (compute in whole ns)
-        [got] = whatif.replay(trace, net, library)
-        streams = build_streams(image_of(trace), library)
-        clock, comp, ftime = reference_replay(streams, net)
-        assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-        assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
-        assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
-                                                          abs=1e-15)
+        matches_reference(trace, net, library)
 
 
 def test_a_receiver_with_more_match_keys_than_its_block_holds_matches_the_reference():
@@ -186,10 +193,7 @@ def test_a_receiver_with_more_match_keys_than_its_block_holds_matches_the_refere
     trace = whatif.from_calls(ranks)
     net = whatif.Network(name="pw", eager_limit=4096, ranges=[
         dict(upto=float("inf"), latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40)])
-    [got] = whatif.replay(trace, net, "openmpi")
-    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
-    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+    matches_reference(trace, net)
 
 
 def test_computes_and_messages_past_32_bits_and_waits_in_any_order_match_the_reference():
@@ -210,12 +214,8 @@ def test_computes_and_messages_past_32_bits_and_waits_in_any_order_match_the_ref
     trace = whatif.from_calls([a, b])
     net = whatif.Network(name="pw", eager_limit=4096, ranges=[
         dict(upto=float("inf"), latency_us=2.5, overhead_us=0.8, gap_us=0.3, bandwidth_gbit_s=40)])
-    [got] = whatif.replay(trace, net, "openmpi")
-    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
+    got = matches_reference(trace, net)
     assert got.ranks["compute"].to_numpy() == pytest.approx([9.294967295, 10.794967296], rel=1e-12)
-    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
-    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-    assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :got.functions.shape[1]], rel=1e-9, abs=1e-15)
     # the 8 GiB Send alone holds the wire for 2^33 * 8 / 40e9 s: the sizes past 32 bits are not cut
     assert got.ranks["finish"].max() > 10.794967296 + 2**33 * 8 / 40e9
 
@@ -321,12 +321,7 @@ def test_collectives_on_communicators_and_v_collectives_match_the_reference(seed
         dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
     for library in ("openmpi", "mpich"):
-        [got] = whatif.replay(trace, net, library)
-        streams = build_streams(image_of(trace), library)
-        clock, comp, ftime = reference_replay(streams, net)
-        assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-        assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
-                                                          abs=1e-15)
+        matches_reference(trace, net, library)
 
 
 def test_repeated_collectives_and_their_changes_match_the_reference():
@@ -351,10 +346,7 @@ def test_repeated_collectives_and_their_changes_match_the_reference():
     trace = whatif.from_calls(ranks, comms)
     net = whatif.Network(name="pw", eager_limit=4096, ranges=[
         dict(upto=float("inf"), latency_us=2.0, overhead_us=0.5, gap_us=0.2, bandwidth_gbit_s=40)])
-    [got] = whatif.replay(trace, net, "openmpi")
-    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
-    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
+    matches_reference(trace, net)
 
 
 def test_values_of_every_varint_length_on_long_ranks_beside_empty_ones_match_the_reference():
@@ -387,11 +379,7 @@ def test_values_of_every_varint_length_on_long_ranks_beside_empty_ones_match_the
     net = whatif.Network(name="pw", eager_limit=4096, ranges=[
         dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
         dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
-    [got] = whatif.replay(trace, net, "openmpi")
-    clock, comp, ftime = reference_replay(build_streams(image_of(trace), "openmpi"), net)
-    assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
-    assert got.ranks["compute"].to_numpy() == pytest.approx(np.array(comp), rel=1e-12)
-    assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :got.functions.shape[1]], rel=1e-9, abs=1e-15)
+    matches_reference(trace, net)
 
 
 def test_a_collective_on_a_communicator_without_the_rank_is_a_clear_error():
