@@ -41,7 +41,7 @@ struct sw_batch {
     int64_t nplans;
     int64_t *comm_of; /* per signature: its communicator's dense number */
     int64_t ncomms;
-    sw_member *members;
+    sw_member *members; /* the call's, while it runs */
     uint8_t *blocked;
     int32_t *stack;
     msg_rec *recs;
@@ -183,14 +183,12 @@ sw_batch *sw_batch_new(const sw_trace *tr, const sw_templates *tpl, const sw_net
         b->comm_of[order[2 * i + 1]] = b->ncomms;
     }
     b->ncomms += nsigs > 0;
-    b->members = malloc((size_t)(b->max_size + 1) * sizeof *b->members);
     b->blocked = malloc((size_t)(b->max_size + 1));
     b->stack = malloc((size_t)(b->max_size + 1) * sizeof *b->stack);
     b->recs = calloc((size_t)(b->max_ops + 1), sizeof *b->recs);
     b->pairs = malloc((size_t)(2 * b->max_wait) * sizeof *b->pairs);
-    if (!b->members || !b->blocked || !b->stack || !b->recs || !b->pairs)
+    if (!b->blocked || !b->stack || !b->recs || !b->pairs)
         goto oom;
-    sw_huge_pages(b->members, (size_t)(b->max_size + 1) * sizeof *b->members);
     free(by_first);
     free(order);
     return b;
@@ -212,7 +210,6 @@ void sw_batch_free(sw_batch *b)
     free(b->plans);
     free(b->plan_of);
     free(b->comm_of);
-    free(b->members);
     free(b->blocked);
     free(b->stack);
     free(b->recs);
@@ -222,7 +219,6 @@ void sw_batch_free(sw_batch *b)
 
 int64_t sw_batch_comm(const sw_batch *b, int64_t sig) { return b->comm_of[sig]; }
 int64_t sw_batch_ncomms(const sw_batch *b) { return b->ncomms; }
-sw_member *sw_batch_members(sw_batch *b, int64_t sig) { (void)sig; return b->members; }
 
 /* One call's run: the template, its members, its records. */
 typedef struct {
@@ -355,12 +351,13 @@ static int run_member(call *c, int32_t i, int64_t end)
     return 0;
 }
 
-int sw_batch_run(sw_batch *b, int64_t sig, int64_t *ops)
+int sw_batch_run(sw_batch *b, int64_t sig, sw_member *members, int64_t *ops)
 {
     const sw_templates *tp = b->tpl;
     const plan *pl = &b->plans[b->plan_of[sig]];
     int64_t first = tp->sig_first[sig], size = tp->sig_size[sig];
     int64_t mo = b->tr->sig_members[sig];
+    b->members = members;
     call c = {.b = b, .tp = tp, .net = b->net, .partner = pl->partner, .world = mo < 0 ? NULL : b->tr->members + mo,
               .op0 = tp->start[first], .rec = b->recs};
     if (++b->epoch == 0) { /* after 2^32 calls the records' epochs come round: start them afresh */

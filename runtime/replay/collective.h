@@ -26,10 +26,9 @@ void sw_batch_free(sw_batch *b);
 /* The dense number of signature sig's communicator, and how many there are. */
 int64_t sw_batch_comm(const sw_batch *b, int64_t sig);
 int64_t sw_batch_ncomms(const sw_batch *b);
-/* An array of sig_size[sig] members for the caller to load with the members' states (comm-rank order). */
-sw_member *sw_batch_members(sw_batch *b, int64_t sig);
-/* Run signature sig's template for all its members from the loaded states; 0: done, the states updated,
+/* Run signature sig's template for all its members from their states (sig_size[sig] of them, by place in
+ * the communicator); 0: done, the states updated,
  * *ops the template's ops; 1: the template cannot complete (a member waits forever), nothing to keep. */
-int sw_batch_run(sw_batch *b, int64_t sig, int64_t *ops);
+int sw_batch_run(sw_batch *b, int64_t sig, sw_member *members, int64_t *ops);
 
 #endif

@@ -74,6 +74,7 @@ typedef struct {
     int8_t blocked;
     int8_t nkeys; /* match keys in the block */
     int32_t pending; /* in the sweep, blocked: the requests of its wait not complete yet */
+    int64_t gathered; /* at a collective run for all members at once: that call's number on its communicator */
     /* the links, and the computation so far */
     link_state link; /* the rank's own network link (with ranks on nodes, the node's is used) */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
@@ -101,7 +102,9 @@ typedef struct {
  * order, so its members are at most at one call at a time). */
 typedef struct {
     int64_t sig, arrived;
-    int32_t *ranks;
+    int64_t calls;      /* calls run for all members so far */
+    int32_t *ranks;     /* the ranks at the current call, in the order they came */
+    sw_member *members; /* by place in the communicator: their states, left there and taken back */
 } gathering;
 
 typedef struct {
@@ -139,6 +142,7 @@ typedef struct {
     sw_batch *batch;         /* collectives run for all members at once (collective.h); NULL: op by op */
     gathering *gather;       /* per communicator (sw_batch_comm), the members at its current call */
     int64_t ngather;
+    int batching;            /* 0 once stop_batching has been taken */
 } engine;
 
 static inline rank_state *rank_at(const engine *e, int32_t r)
@@ -608,21 +612,35 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
 static int64_t stop_batching(engine *e)
 {
     int64_t woken = 0;
-    for (int64_t c = 0; e->batch && c < e->ngather; c++) {
+    for (int64_t c = 0; e->batching && c < e->ngather; c++) {
         gathering *g = &e->gather[c];
         for (int64_t i = 0; i < g->arrived; i++, woken++)
             wake_rank(e, g->ranks[i]);
         g->arrived = 0;
     }
-    sw_batch_free(e->batch);
-    e->batch = NULL;
+    e->batching = 0;
     return woken;
 }
 
-/* Rank r has entered collective x (its compute and the call's cost counted, at its first op).  0: go on
- * (the call ran for every member: the rank is past its last op; or op by op); 1: blocked until the last
- * member comes; -1: out of memory. */
-static int gather_at(engine *e, int32_t r, const sw_row *x)
+/* A rank gathered at collective x runs again: its state after the call, or if the call was not run for
+ * all its members (batching stopped first), its part op by op from the first. */
+static void pick_up(engine *e, rank_state *st, const sw_row *x)
+{
+    const gathering *g = &e->gather[sw_batch_comm(e->batch, x->ref)];
+    if (st->gathered <= g->calls) {
+        st->clock = g->members[x->peer].clock;
+        st->link = g->members[x->peer].link;
+        st->top = st->tend;
+    }
+    st->gathered = 0;
+    st->blocked = 0;
+}
+
+/* Rank r has entered collective x (its compute and the call's cost counted, at its first op): it leaves
+ * its state at its place among the members, and blocks until the last member comes, which runs the call
+ * for all of them and makes them ready; each takes its state back in its own turn (pick_up), when its
+ * block is read anyway.  0: go on (past the call, or op by op); 1: blocked; -1: out of memory. */
+static int gather_at(engine *e, int32_t r, rank_state *st, const sw_row *x)
 {
     int64_t sig = x->ref, size = e->tpl->sig_size[sig];
     gathering *g = &e->gather[sw_batch_comm(e->batch, sig)];
@@ -630,34 +648,35 @@ static int gather_at(engine *e, int32_t r, const sw_row *x)
         stop_batching(e);
         return 0;
     }
-    if (!g->ranks && !(g->ranks = malloc((size_t)size * sizeof *g->ranks)))
-        return -1;
+    if (!g->ranks) {
+        g->ranks = malloc((size_t)size * sizeof *g->ranks);
+        g->members = malloc((size_t)size * sizeof *g->members);
+        if (!g->ranks || !g->members)
+            return -1;
+    }
     g->sig = sig;
     g->ranks[g->arrived++] = r;
+    g->members[x->peer].clock = st->clock; /* x->peer: the rank's place in the communicator */
+    g->members[x->peer].link = st->link;
+    st->gathered = g->calls + 1;
     if (g->arrived < size)
         return 1;
-    sw_member *m = sw_batch_members(e->batch, sig);
-    int64_t mo = e->tr->sig_members[sig];
-    for (int64_t i = 0; i < size; i++) {
-        rank_state *ms = rank_at(e, mo < 0 ? (int32_t)i : e->tr->members[mo + i]);
-        m[i].clock = ms->clock;
-        m[i].link = ms->link;
-    }
     int64_t ops;
-    if (sw_batch_run(e->batch, sig, &ops)) {
+    if (sw_batch_run(e->batch, sig, g->members, &ops)) {
+        st->gathered = 0;
         stop_batching(e); /* wakes the others; this rank walks its part itself */
         return 0;
     }
-    for (int64_t i = 0; i < size; i++) {
-        int32_t w = mo < 0 ? (int32_t)i : e->tr->members[mo + i];
-        rank_state *ms = rank_at(e, w);
-        ms->clock = m[i].clock;
-        ms->link = m[i].link;
-        ms->top = ms->tend;
-        wake_rank(e, w);
-    }
-    e->ops += ops;
     g->arrived = 0;
+    g->calls++;
+    e->ops += ops;
+    int64_t mo = e->tr->sig_members[sig];
+    for (int64_t i = 0; i < size; i++) { /* the others are ready; their blocks are not read here */
+        int32_t w = mo < 0 ? (int32_t)i : e->tr->members[mo + i];
+        if (w != r)
+            e->ready[w >> 6] |= 1ull << (w & 63);
+    }
+    pick_up(e, st, x);
     return 0;
 }
 
@@ -675,11 +694,13 @@ static int step(engine *e, int32_t r, const sw_row *x)
             st->top = tp->start[first];
             st->tend = tp->start[first + 1];
             st->in_call = 1;
-            if (e->batch) {
-                int rc = gather_at(e, r, x);
+            if (e->batching) {
+                int rc = gather_at(e, r, st, x);
                 if (rc)
                     return rc;
             }
+        } else if (st->gathered) {
+            pick_up(e, st, x);
         }
         while (st->top < st->tend) {
             int rc = template_op(e, r, st, x);
@@ -743,7 +764,7 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
     } else {
         if (x->kind == SW_WAIT && !(x->flags & SW_WAIT_RANGE)) /* its request slots: a list apart from the rows */
             __builtin_prefetch(waits_of(e->tr, r, x));
-        if (x->kind == SW_COLLECTIVE && !e->batch) {
+        if (x->kind == SW_COLLECTIVE && !e->batching) {
             int64_t first = e->tpl->sig_first[x->ref] + x->peer;
             if (e->tpl->start[first] < e->tpl->start[first + 1])
                 fetch_op_key(e, r, x, e->tpl->start[first]);
@@ -842,7 +863,7 @@ static int run(engine *e, char *err, int64_t err_size)
             e->stack[e->nstack++] = r;
     }
     for (int32_t r;;) {
-        if ((r = next_rank(e)) < 0 && !(e->batch && stop_batching(e) > 0 && (r = next_rank(e)) >= 0))
+        if ((r = next_rank(e)) < 0 && !(stop_batching(e) > 0 && (r = next_rank(e)) >= 0))
             break;
         rank_state *st = rank_at(e, r);
         int64_t end = st->end;
@@ -984,6 +1005,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         int oom;
         e.batch = sw_batch_new(tr, tpl, net, &oom);
         e.ngather = e.batch ? sw_batch_ncomms(e.batch) : 0;
+        e.batching = e.batch != NULL;
         e.gather = e.batch ? calloc((size_t)e.ngather + 1, sizeof *e.gather) : NULL;
         if (oom || (e.batch && !e.gather)) {
             free(e.stack);
@@ -1025,7 +1047,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     free(e.scratch);
     sw_batch_free(e.batch);
     for (int64_t c = 0; e.gather && c < e.ngather; c++)
-        free(e.gather[c].ranks);
+        free(e.gather[c].ranks), free(e.gather[c].members);
     free(e.gather);
     return rc;
 }
