@@ -644,7 +644,8 @@ static int gather_at(engine *e, int32_t r, rank_state *st, const sw_row *x)
 {
     int64_t sig = x->ref, size = e->tpl->sig_size[sig];
     gathering *g = &e->gather[sw_batch_comm(e->batch, sig)];
-    if (g->arrived && g->sig != sig) {
+    /* The members must walk one schedule (a v-collective's members have a signature each, one schedule). */
+    if (g->arrived && e->tpl->sig_first[g->sig] != e->tpl->sig_first[sig]) {
         stop_batching(e);
         return 0;
     }
