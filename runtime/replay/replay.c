@@ -3,9 +3,10 @@
  * message not yet sent, a receive not yet posted).  Each time is a function of
  * the two ranks' own program-order states, so the result does not depend on
  * which blocked rank is resumed first, and no global event queue is needed.
- * A collective is one row; the rank walks its part of the call's template
- * when it gets there.  The model and its simplifications are in
- * docs/whatif.md. */
+ * A collective is one row; where no link is shared, the call runs for all its
+ * members at once when the last one gets there (collective.c, gather_at),
+ * else each rank walks its part of the call's template op by op.  The model
+ * and its simplifications are in docs/whatif.md. */
 #define _DEFAULT_SOURCE
 #include "collective.h"
 #include "decoded.h"
