@@ -3,21 +3,20 @@
  * message not yet sent, a receive not yet posted).  Each time is a function of
  * the two ranks' own program-order states, so the result does not depend on
  * which blocked rank is resumed first, and no global event queue is needed.
- * A collective is one row; the rank walks its part of the call's template
- * when it gets there.  The model and its simplifications are in
- * docs/whatif.md. */
+ * A collective is one row; where no link is shared, the call runs for all its
+ * members at once when the last one gets there (collective.c, gather_at),
+ * else each rank walks its part of the call's template op by op.  The model
+ * and its simplifications are in docs/whatif.md. */
 #define _DEFAULT_SOURCE
+#include "collective.h"
 #include "decoded.h"
+#include "model.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* fmax and fmin stay calls into libm (they must order NaNs, which no time here is): these inline. */
-static inline double later(double a, double b) { return a > b ? a : b; }
-static inline double earlier(double a, double b) { return a < b ? a : b; }
 
 #define READY 1u /* a request's completion time is known */
 #define IS_RECV 2u
@@ -59,18 +58,6 @@ typedef struct {
 
 #define RECV_QUEUE ((int64_t)1 << 62)
 
-/* A network link: a rank's own, or with ranks on nodes the node's, which the node's ranks share (one NIC
- * per node, one shaped tbf per node on the emulated cluster): its messages go one after the other out
- * and in, and out through one token bucket.  A shared link takes the node's messages in the order the
- * replay reaches them, so there the times depend on the order blocked ranks are resumed (run: the last
- * one woken first, rank 0 first at the start), which the reference in tests/whatif follows. */
-typedef struct {
-    double tx_free, rx_free;
-    double tx_from;           /* start of the link's current stretch of sending, which ends at tx_free */
-    double credit, credit_at; /* the shaped link's bucket: bytes of credit at time credit_at */
-    uint64_t tx_to;           /* the nodes (bit node % 64) the current stretch of sending goes to */
-} link_state;
-
 /* A rank's block: its state, the seconds it spent in each function, then its
  * request slots, back to back and cache-line aligned.  Every rank's state is
  * touched once per round of the ranks (a collective, a halo exchange), and a
@@ -88,6 +75,7 @@ typedef struct {
     int8_t blocked;
     int8_t nkeys; /* match keys in the block */
     int32_t pending; /* in the sweep, blocked: the requests of its wait not complete yet */
+    int64_t gathered; /* at a collective run for all members at once: that call's number on its communicator */
     /* the links, and the computation so far */
     link_state link; /* the rank's own network link (with ranks on nodes, the node's is used) */
     double shm_tx_free, shm_rx_free; /* the shared-memory channel, apart from the network link */
@@ -109,6 +97,16 @@ typedef struct {
  * block's i-th.  From a shared pool, each would be one a rank freed a round of the ranks ago, a miss on the
  * pool's free list before the request could even be written. */
 #define PHASE_INLINE 8
+
+/* The members of a communicator that have reached its current collective, blocked there until the last
+ * one comes and the call runs for all of them (a communicator's members call its collectives in one
+ * order, so its members are at most at one call at a time). */
+typedef struct {
+    int64_t sig, arrived;
+    int64_t calls;      /* calls run for all members so far */
+    int32_t *ranks;     /* the ranks at the current call, in the order they came */
+    sw_member *members; /* by place in the communicator: their states, left there and taken back */
+} gathering;
 
 typedef struct {
     const sw_trace *tr;
@@ -142,6 +140,10 @@ typedef struct {
     double *scratch;   /* (arrival, bytes) pairs of one wait */
     int64_t scratch_size;
     int64_t ops;
+    sw_batch *batch;         /* collectives run for all members at once (collective.h); NULL: op by op */
+    gathering *gather;       /* per communicator (sw_batch_comm), the members at its current call */
+    int64_t ngather;
+    int batching;            /* 0 once stop_batching has been taken */
 } engine;
 
 static inline rank_state *rank_at(const engine *e, int32_t r)
@@ -173,14 +175,6 @@ static inline request **phase_list_of(const engine *e, rank_state *st)
 static inline request *slots_of(const engine *e, rank_state *st)
 {
     return (request *)((char *)st + e->slots_at);
-}
-
-static int range_of(const sw_network *net, double bytes)
-{
-    int64_t k = 0;
-    while (k + 1 < net->nranges && bytes > net->upto[k])
-        k++;
-    return (int)k;
 }
 
 static inline uint64_t key_hash(int32_t src, int32_t comm, int32_t tag)
@@ -346,10 +340,7 @@ static void match(engine *e, const node *s, const node *r)
     int k = range_of(net, bytes);
     double arrival;
     if (s->rndv) {
-        double cts = later(s->t_aux, r->t_post) + net->latency[0];
-        double start = later(s->t_post, cts);
-        arrival = start + net->latency[k] + net->per_byte[k] * bytes;
-        s->req->done = start + net->per_byte[k] * bytes;
+        s->req->done = rendezvous(net, k, bytes, s->t_post, s->t_aux, r->t_post, &arrival);
         s->req->flags |= READY;
         wake(e, s->rank, s->req);
     } else {
@@ -392,30 +383,9 @@ static int post(engine *e, const node *fresh, int32_t dst, int32_t src, int32_t 
     return 0;
 }
 
-/* How long the shaped link holds a message of `bytes` leaving at `start`
- * back: the bucket refills up to its size, the message takes what credit
- * there is and waits for the rest at the bucket's rate. */
-static double shaping_delay(const sw_network *net, link_state *lk, double start, double bytes)
-{
-    if (net->bucket_rate <= 0)
-        return 0;
-    double credit = earlier(net->bucket_bytes, lk->credit + later(start - lk->credit_at, 0) * net->bucket_rate);
-    double delay = later(bytes - credit, 0) / net->bucket_rate;
-    lk->credit = later(credit - bytes, 0);
-    lk->credit_at = later(start, lk->credit_at) + delay;
-    return delay;
-}
-
 static int is_local(const engine *e, int32_t a, int32_t b)
 {
     return e->node_of && e->node_of[a] == e->node_of[b];
-}
-
-/* The CPU time of a message at one end: the network's o, or the rank's host cost per message (host, the
- * traced run's) when more; through shared memory, the local channel's o. */
-static double overhead(const sw_network *net, int k, int local, double host)
-{
-    return local ? net->overhead[k] : later(net->overhead[k], host);
 }
 
 /* host: the least CPU time the send costs (0 for a collective's messages). */
@@ -433,20 +403,12 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
         start = later(st->clock, st->shm_tx_free);
         st->shm_tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
     } else { /* the NIC sends one message after the other; the CPU only pays o */
-        link_state *lk = link_of(e, r);
-        start = later(st->clock, lk->tx_free);
-        if (start > lk->tx_free) {
-            lk->tx_from = start;
-            lk->tx_to = 0;
-        }
-        lk->tx_to |= (uint64_t)1 << ((e->node_of ? e->node_of[dst] : dst) & 63);
-        start += shaping_delay(net, lk, start, bytes);
-        lk->tx_free = start + net->gap[k] + net->per_byte[k] * bytes;
+        start = link_send(net, link_of(e, r), st->clock, bytes, k, e->node_of ? e->node_of[dst] : dst);
     }
     node n = {.t_post = start, .bytes = nbytes, .req = q, .rank = r, .local = (int16_t)local};
     q->flags = 0;
     if (bytes <= net->eager_limit) {
-        n.t_aux = start + o + net->latency[k] + net->per_byte[k] * bytes;
+        n.t_aux = eager_arrival(net, k, start, o, bytes);
         n.req = NULL;
         q->done = st->clock + o;
         q->flags = READY;
@@ -463,45 +425,6 @@ static int post_recv(engine *e, int32_t r, int32_t src, int32_t comm, int32_t ta
     node n = {.t_post = rank_at(e, r)->clock, .req = q, .rank = r, .local = (int16_t)is_local(e, r, src)};
     q->flags = IS_RECV;
     return post(e, &n, r, src, comm, tag, 1);
-}
-
-/* By arrival, then size: equal arrivals still get one order on every run.  A local message's size is
- * stored negated (-1 - bytes), so that the pair carries which channel it came through; they sort apart. */
-static int by_arrival(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    if (x[0] != y[0])
-        return (x[0] > y[0]) - (x[0] < y[0]);
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* Sort (arrival, bytes) pairs by arrival: waits are mostly a handful of
- * requests, where insertion sort beats qsort's indirect calls. */
-static void sort_pairs(double *p, int64_t m)
-{
-    if (m > 16) {
-        qsort(p, (size_t)m, 2 * sizeof(double), by_arrival);
-        return;
-    }
-    for (int64_t i = 1; i < m; i++) {
-        double a = p[2 * i], b = p[2 * i + 1];
-        int64_t j = i - 1;
-        for (; j >= 0 && (p[2 * j] > a || (p[2 * j] == a && p[2 * j + 1] > b)); j--) {
-            p[2 * j + 2] = p[2 * j];
-            p[2 * j + 3] = p[2 * j + 1];
-        }
-        p[2 * j + 2] = a;
-        p[2 * j + 3] = b;
-    }
-}
-
-/* What of an incoming message's time overlapping the link's own sending costs more, by the nodes the
- * link's current stretch of sending goes to (npeers > 0). */
-static double peers_extra_of(const sw_network *net, const link_state *lk)
-{
-    int64_t k = __builtin_popcountll(lk->tx_to);
-    k = k < 1 ? 1 : k > net->npeers ? net->npeers : k;
-    return net->peers_extra[k - 1];
 }
 
 /* The i-th request of a wait's list: a rank's slot (own[slots[i]]), with slots NULL a pool request
@@ -578,29 +501,7 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             continue;
         }
         int k = range_of(net, bytes);
-        double wire = net->per_byte[k] * bytes;
-        double end = later(arrival - wire, lk->rx_free) + wire;
-        if (net->half_duplex) {
-            /* The message held the link for its wire time and, shaped, its wait beyond the
-             * bucket; whatever of that overlaps the rank's own sending is moved after it. */
-            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            double from = later(arrival - held, lk->rx_free);
-            end = from + held + later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
-        } else if (net->npeers > 0) {
-            /* Exchanging with k nodes at once: while the link sends, its incoming streams move at
-             * 1/b_k of the rate, so what of the message's time on the link overlaps the link's own
-             * sending costs peers_extra[k-1] more, and the next message queues behind all of it. */
-            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            double from = later(arrival - held, lk->rx_free);
-            end = from + held +
-                  peers_extra_of(net, lk) * later(0, earlier(from + held, lk->tx_free) - later(from, lk->tx_from));
-        } else if (net->exchange_extra > 0) {
-            /* Both directions at once, each slower than alone: what of the time the message
-             * held the link overlaps the rank's own sending costs exchange_extra more. */
-            double held = wire + (net->bucket_rate > 0 ? later(bytes - net->bucket_bytes, 0) / net->bucket_rate : 0);
-            end += net->exchange_extra * later(0, earlier(end, lk->tx_free) - later(end - held, lk->tx_from));
-        }
-        lk->rx_free = end;
+        double end = link_receive(net, lk, arrival, bytes, k);
         t = later(t, end) + overhead(net, k, 0, host);
     }
     st->clock = t;
@@ -704,6 +605,83 @@ static int template_op(engine *e, int32_t r, rank_state *st, const sw_row *x)
     return 0;
 }
 
+/* From here on every collective goes op by op: the ranks gathered at a call are woken to walk their parts
+ * of it (they are at its first op).  Taken when a rank cannot go on while others wait for a call (a
+ * program whose collective is only passed because a library's schedule lets a member through before
+ * the others come), when members reach one call with different signatures, or when a call's template
+ * cannot complete.  Returns how many ranks were woken. */
+static int64_t stop_batching(engine *e)
+{
+    int64_t woken = 0;
+    for (int64_t c = 0; e->batching && c < e->ngather; c++) {
+        gathering *g = &e->gather[c];
+        for (int64_t i = 0; i < g->arrived; i++, woken++)
+            wake_rank(e, g->ranks[i]);
+        g->arrived = 0;
+    }
+    e->batching = 0;
+    return woken;
+}
+
+/* A rank gathered at collective x runs again: its state after the call, or if the call was not run for
+ * all its members (batching stopped first), its part op by op from the first. */
+static void pick_up(engine *e, rank_state *st, const sw_row *x)
+{
+    const gathering *g = &e->gather[sw_batch_comm(e->batch, x->ref)];
+    if (st->gathered <= g->calls) {
+        st->clock = g->members[x->peer].clock;
+        st->link = g->members[x->peer].link;
+        st->top = st->tend;
+    }
+    st->gathered = 0;
+    st->blocked = 0;
+}
+
+/* Rank r has entered collective x (its compute and the call's cost counted, at its first op): it leaves
+ * its state at its place among the members, and blocks until the last member comes, which runs the call
+ * for all of them and makes them ready; each takes its state back in its own turn (pick_up), when its
+ * block is read anyway.  0: go on (past the call, or op by op); 1: blocked; -1: out of memory. */
+static int gather_at(engine *e, int32_t r, rank_state *st, const sw_row *x)
+{
+    int64_t sig = x->ref, size = e->tpl->sig_size[sig];
+    gathering *g = &e->gather[sw_batch_comm(e->batch, sig)];
+    /* The members must walk one schedule (a v-collective's members have a signature each, one schedule). */
+    if (g->arrived && e->tpl->sig_first[g->sig] != e->tpl->sig_first[sig]) {
+        stop_batching(e);
+        return 0;
+    }
+    if (!g->ranks) {
+        g->ranks = malloc((size_t)size * sizeof *g->ranks);
+        g->members = malloc((size_t)size * sizeof *g->members);
+        if (!g->ranks || !g->members)
+            return -1;
+    }
+    g->sig = sig;
+    g->ranks[g->arrived++] = r;
+    g->members[x->peer].clock = st->clock; /* x->peer: the rank's place in the communicator */
+    g->members[x->peer].link = st->link;
+    st->gathered = g->calls + 1;
+    if (g->arrived < size)
+        return 1;
+    int64_t ops;
+    if (sw_batch_run(e->batch, sig, g->members, &ops)) {
+        st->gathered = 0;
+        stop_batching(e); /* wakes the others; this rank walks its part itself */
+        return 0;
+    }
+    g->arrived = 0;
+    g->calls++;
+    e->ops += ops;
+    int64_t mo = e->tr->sig_members[sig];
+    for (int64_t i = 0; i < size; i++) { /* the others are ready; their blocks are not read here */
+        int32_t w = mo < 0 ? (int32_t)i : e->tr->members[mo + i];
+        if (w != r)
+            e->ready[w >> 6] |= 1ull << (w & 63);
+    }
+    pick_up(e, st, x);
+    return 0;
+}
+
 /* 0: event done; 1: blocked; -1: out of memory. */
 static int step(engine *e, int32_t r, const sw_row *x)
 {
@@ -718,6 +696,13 @@ static int step(engine *e, int32_t r, const sw_row *x)
             st->top = tp->start[first];
             st->tend = tp->start[first + 1];
             st->in_call = 1;
+            if (e->batching) {
+                int rc = gather_at(e, r, st, x);
+                if (rc)
+                    return rc;
+            }
+        } else if (st->gathered) {
+            pick_up(e, st, x);
         }
         while (st->top < st->tend) {
             int rc = template_op(e, r, st, x);
@@ -781,7 +766,7 @@ static inline void look_ahead(const engine *e, int32_t r, const sw_row *x)
     } else {
         if (x->kind == SW_WAIT && !(x->flags & SW_WAIT_RANGE)) /* its request slots: a list apart from the rows */
             __builtin_prefetch(waits_of(e->tr, r, x));
-        if (x->kind == SW_COLLECTIVE) {
+        if (x->kind == SW_COLLECTIVE && !e->batching) {
             int64_t first = e->tpl->sig_first[x->ref] + x->peer;
             if (e->tpl->start[first] < e->tpl->start[first + 1])
                 fetch_op_key(e, r, x, e->tpl->start[first]);
@@ -879,7 +864,9 @@ static int run(engine *e, char *err, int64_t err_size)
         else
             e->stack[e->nstack++] = r;
     }
-    for (int32_t r; (r = next_rank(e)) >= 0;) {
+    for (int32_t r;;) {
+        if ((r = next_rank(e)) < 0 && !(stop_batching(e) > 0 && (r = next_rank(e)) >= 0))
+            break;
         rank_state *st = rank_at(e, r);
         int64_t end = st->end;
         for (int64_t k = st->pos + 1; !e->ready && k < st->pos + AHEAD && k < end; k++) /* resumed: the rows before
@@ -1016,6 +1003,17 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
             e.stack = NULL;
         }
     }
+    if (e.ready && e.stack) { /* no shared links: a collective can run for all its members at once */
+        int oom;
+        e.batch = sw_batch_new(tr, tpl, net, &oom);
+        e.ngather = e.batch ? sw_batch_ncomms(e.batch) : 0;
+        e.batching = e.batch != NULL;
+        e.gather = e.batch ? calloc((size_t)e.ngather + 1, sizeof *e.gather) : NULL;
+        if (oom || (e.batch && !e.gather)) {
+            free(e.stack);
+            e.stack = NULL;
+        }
+    }
     for (int32_t r = 0; e.blocks && r < tr->nranks; r++) {
         rank_state *st = rank_at(&e, r);
         st->link.credit = net->bucket_bytes; /* every link starts rested */
@@ -1049,5 +1047,9 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
     free(e.node_links);
     free(e.slots);
     free(e.scratch);
+    sw_batch_free(e.batch);
+    for (int64_t c = 0; e.gather && c < e.ngather; c++)
+        free(e.gather[c].ranks), free(e.gather[c].members);
+    free(e.gather);
     return rc;
 }
