@@ -275,7 +275,7 @@ static void post_op(call *c, int32_t i, int64_t g)
     if (is_send(c->tp->op[g])) {
         double bytes = (double)c->tp->bytes[g];
         int k = range_of(net, bytes);
-        double o = overhead(net, k, 0, 0);
+        double o = overhead(net, k, 0);
         double start = link_send(net, &m->link, m->clock, bytes, k, c->world ? c->world[p] : p);
         r->t_post = start;
         if (bytes <= net->eager_limit) {
@@ -320,7 +320,7 @@ static int wait_ops(call *c, int32_t i, int64_t lo, int64_t hi)
         double bytes = pairs[2 * j + 1];
         int k = range_of(net, bytes);
         double end = link_receive(net, &m->link, pairs[2 * j], bytes, k);
-        t = later(t, end) + overhead(net, k, 0, 0);
+        t = later(t, end) + overhead(net, k, 0);
     }
     m->clock = t;
     return 0;

@@ -47,11 +47,13 @@ static inline double shaping_delay(const sw_network *net, link_state *lk, double
     return delay;
 }
 
-/* The CPU time of a message at one end: the network's o, or the rank's host cost per message (host, the
- * traced run's) when more; through shared memory, the local channel's o. */
-static inline double overhead(const sw_network *net, int k, int local, double host)
+/* The CPU time of a message at one end: the network's o (the local channel's through shared memory), or
+ * the rank's host cost per message (host, the traced run's) when more.  The caller passes host 0 where the
+ * traced run did not measure it (a collective's messages; between nodes for a one-node trace, inside a node
+ * for one recorded across nodes). */
+static inline double overhead(const sw_network *net, int k, double host)
 {
-    return local ? net->overhead[k] : later(net->overhead[k], host);
+    return later(net->overhead[k], host);
 }
 
 /* A message of `bytes` (size range k) leaves the rank, ready at `clock`, through its network link to

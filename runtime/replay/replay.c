@@ -118,6 +118,7 @@ typedef struct {
     const double *compute_scale; /* NULL: each rank's compute as recorded */
     const double *host_o;        /* NULL: a user message costs the network's o */
     const double *irecv_cost;    /* NULL: posting a receive is free */
+    int host_inside;             /* host_o and irecv_cost were measured inside a node (a one-node trace) */
     sw_result *out;
     char *blocks;           /* the ranks' blocks */
     const int64_t *block_at; /* nranks + 1 offsets into blocks */
@@ -397,7 +398,7 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     rank_state *st = rank_at(e, r);
     double bytes = (double)nbytes;
     int k = range_of(net, bytes);
-    double o = overhead(net, k, local, host);
+    double o = overhead(net, k, local == e->host_inside ? host : 0);
     double start;
     if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
         start = later(st->clock, st->shm_tx_free);
@@ -497,12 +498,12 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double wire = shm->per_byte[k] * bytes;
             double end = later(arrival - wire, st->shm_rx_free) + wire;
             st->shm_rx_free = end;
-            t = later(t, end) + shm->overhead[k];
+            t = later(t, end) + overhead(shm, k, e->host_inside ? host : 0);
             continue;
         }
         int k = range_of(net, bytes);
         double end = link_receive(net, lk, arrival, bytes, k);
-        t = later(t, end) + overhead(net, k, 0, host);
+        t = later(t, end) + overhead(net, k, e->host_inside ? 0 : host);
     }
     st->clock = t;
     return 0;
@@ -722,7 +723,7 @@ static int step(engine *e, int32_t r, const sw_row *x)
                            own + x->ref, e->host_o ? e->host_o[r] : 0);
         else if (x->kind == SW_IRECV || x->kind == SW_RECV)
             rc = post_recv(e, r, x->peer, e->tr->key_comm[x->key], e->tr->key_tag[x->key], own + x->ref);
-        if (x->kind == SW_IRECV && e->irecv_cost && !is_local(e, r, x->peer))
+        if (x->kind == SW_IRECV && e->irecv_cost && is_local(e, r, x->peer) == e->host_inside)
             st->clock += e->irecv_cost[r]; /* what posting a receive took the traced run */
         if (rc)
             return rc;
@@ -972,6 +973,7 @@ int sw_replay(const sw_trace *tr, const sw_templates *tpl, const sw_network *net
         e.compute_scale = place->compute_scale;
         e.host_o = place->host_o;
         e.irecv_cost = place->irecv_cost;
+        e.host_inside = place->host_inside != 0;
     }
     while (e.rank_span < tr->nranks)
         e.rank_span *= 2;

@@ -114,9 +114,12 @@ typedef struct {
      * NULL: the network's o alone.  host_o: the least CPU time each of the
      * rank's own messages to or from another node costs at its end, in place
      * of o when more (a collective's messages keep o).  irecv_cost: the CPU
-     * time of posting a non-blocking receive from another node. */
+     * time of posting a non-blocking receive from another node.  host_inside
+     * 1: both were measured with every rank on one node (a one-node trace),
+     * so they cost the messages inside a node instead, and none between. */
     const double *host_o;
     const double *irecv_cost;
+    int64_t host_inside;
 } sw_placement;
 
 typedef struct {

@@ -73,25 +73,47 @@ def test_a_collectives_messages_and_shared_memory_keep_their_o():
     assert local.ranks["finish"].to_list() == pytest.approx([5 * US, 5 * US], rel=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(8))
+def test_a_one_node_traces_host_cost_costs_the_messages_inside_a_node():
+    inside = HostCosts(HOST.per_message, HOST.irecv, inside=True)
+    one_node = dict(ranks_per_node=2, local=calibrated())
+    # as between nodes above, now through shared memory: rank 0 posts its irecv (2), sends at 2 for 10
+    # (in at 15), takes rank 1's message (in at 7) at 12 for 10: 22; rank 1 sends for 4, takes rank 0's
+    # at 15 for 4: 19
+    [p] = whatif.replay(exchange(), calibrated(), "openmpi", host=inside, **one_node)
+    assert p.ranks["finish"].to_list() == pytest.approx([22 * US, 19 * US], rel=1e-12)
+    # measured inside a node, replayed with each rank on a node of its own: o alone between nodes
+    [apart] = whatif.replay(exchange(), calibrated(), "openmpi", host=inside)
+    assert apart.ranks["finish"].to_list() == pytest.approx([5 * US, 5 * US], rel=1e-12)
+
+
+def _piecewise(shaping=None, name="pw"):
+    return whatif.Network(name=name, eager_limit=4096, shaping=shaping, library="openmpi", ranges=[
+        dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
+        dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
+
+
+@pytest.mark.parametrize("seed", range(16))
 def test_engine_matches_the_python_reference_with_host_costs(seed):
+    """Half the seeds measured inside a node, half of each with ranks sharing nodes."""
     rnd = random.Random(seed)
     P = rnd.choice([2, 3, 5, 8])
     trace = random_trace(seed, P)
     host = HostCosts(per_message=np.array([rnd.choice([0.0, 0.3, 4.0, 25.0]) * US for _ in range(P)]),
-                     irecv=np.array([rnd.choice([0.0, 2.5]) * US for _ in range(P)]))
+                     irecv=np.array([rnd.choice([0.0, 2.5]) * US for _ in range(P)]), inside=seed % 4 >= 2)
     shaping = None if seed % 2 else whatif.Shaping(rate_gbit_s=1.0, bucket_bytes=8192)
-    net = whatif.Network(name="pw", eager_limit=4096, shaping=shaping, library="openmpi", ranges=[
-        dict(upto=1024, latency_us=1.5, overhead_us=0.4, gap_us=0.2, bandwidth_gbit_s=20),
-        dict(upto=float("inf"), latency_us=4.0, overhead_us=1.5, gap_us=1.0, bandwidth_gbit_s=50)])
-    [got] = whatif.replay(trace, net, "openmpi", host=host)
-    [plain] = whatif.replay(trace, net, "openmpi")
-    streams = build_streams(image_of(trace), "openmpi")
-    clock, comp, ftime = reference_replay(streams, net, host)
+    net = _piecewise(shaping)
+    placed = seed >= 8
+    node_of = whatif.api.nodes_of(P, 2) if placed else None
+    shm = _piecewise(name="shm") if placed else None
+    where = dict(ranks_per_node=2, local=shm) if placed else {}
+    [got] = whatif.replay(trace, net, "openmpi", host=host, **where)
+    [plain] = whatif.replay(trace, net, "openmpi", **where)
+    streams = build_streams(image_of(trace), "openmpi", node_of)
+    clock, comp, ftime = reference_replay(streams, net, host, node_of, shm)
     assert got.ranks["finish"].to_numpy() == pytest.approx(np.array(clock), rel=1e-12, abs=1e-15)
     assert got.functions.to_numpy() == pytest.approx(np.array(ftime)[:, :len(streams.functions)], rel=1e-9,
                                                       abs=1e-15)
-    if host.per_message.max() > 1.5 * US:  # above o somewhere: the replay is slower for it
+    if host.per_message.max() > 1.5 * US and (host.inside == placed):  # above o where it applies: slower
         assert got.wall_time > plain.wall_time
 
 
@@ -116,3 +138,17 @@ def test_host_costs_of_another_trace_are_a_clear_error():
         whatif.replay(exchange(), calibrated(), "openmpi", host=HostCosts(np.zeros(3), np.zeros(3)))
     with pytest.raises(ScalewiseError, match="host cost per message"):
         HostCosts(per_message=np.array([-1.0, 0.0]), irecv=np.zeros(2))
+
+
+def _on_hosts(hosts):
+    """A profile whose ranks ran on ``hosts``."""
+    functions = _profile([(r, "MPI_Isend", 10, 1e-4) for r in range(len(hosts))]).functions
+    return Profile(meta={"nranks": len(hosts)}, ranks=pd.DataFrame({"rank": range(len(hosts)), "host": hosts}),
+                   functions=functions, hist=pd.DataFrame(), p2p=pd.DataFrame())
+
+
+def test_host_costs_are_inside_a_node_when_the_run_had_one_node():
+    assert host_costs(_on_hosts(["n1", "n1"]), 2).inside
+    assert not host_costs(_on_hosts(["n1", "n2"]), 2).inside
+    assert not host_costs(_on_hosts(["n1"]), 1).inside  # one rank: no message inside a node measured
+    assert not host_costs(_profile([(0, "MPI_Isend", 10, 1e-4)]), 3).inside  # hosts not in the log

@@ -10,8 +10,8 @@ OP_NONE, OP_ISEND, OP_IRECV, OP_WAITALL, OP_SEND, OP_RECV = range(6)
 
 def reference_replay(streams, net, host=None, node_of=None, local=None):
     """``host``: the traced run's host costs (hostcost.HostCosts), or None.  A rank's own messages (not a
-    collective's) to or from another node cost it at least host.per_message at its end, and posting an irecv
-    from another node host.irecv.  ``node_of`` (a node per rank) with ``local`` (the shared-memory network):
+    collective's) to or from another node (with host.inside, inside its node instead) cost it at least
+    host.per_message at its end, and posting an irecv from another node (inside: from its node) host.irecv.  ``node_of`` (a node per rank) with ``local`` (the shared-memory network):
     a message between two ranks of one node is costed with ``local`` on each rank's own channel, and the
     ranks of a node share the node's network link (and its bucket) for every other message.
 
@@ -97,8 +97,11 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
         """The rank's own call, not a message of a collective's schedule."""
         return category(streams.functions[int(c["func"][ev])]) != "collective"
 
-    def least_o(r, ev, o):
-        return max(o, float(host.per_message[r])) if host is not None and own(ev) else o
+    inside = host is not None and host.inside  # measured with every rank on one node
+
+    def least_o(r, ev, o, near):
+        """o, or the rank's host cost per message when more, where the traced run measured it."""
+        return max(o, float(host.per_message[r])) if host is not None and own(ev) and near == inside else o
 
     def initiate(r, ev):
         op = int(c["op"][ev])
@@ -108,11 +111,11 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
             near = is_local(r, peer)
             model = local if near else net
             L, o, g, G = par(model, nbytes)
+            o = least_o(r, ev, o, near)
             if near:  # a copy through shared memory: one after the other, apart from the NIC
                 start = max(clock[r], shm_tx[r])
                 shm_tx[r] = start + g + G * nbytes
             else:
-                o = least_o(r, ev, o)
                 lk = link[r]
                 start = max(clock[r], tx[lk])
                 if start > tx[lk]:
@@ -133,7 +136,7 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
         elif op in (OP_IRECV, OP_RECV):
             state[ev] = {"post": clock[r], "done": None, "rank": r}
             post(ev, r, peer, True)
-            if op == OP_IRECV and host is not None and own(ev) and not is_local(r, peer):
+            if op == OP_IRECV and host is not None and own(ev) and is_local(r, peer) == inside:
                 clock[r] += float(host.irecv[r])
 
     def complete(r, reqs, ev):
@@ -155,7 +158,7 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
                 L, o, g, G = par(local, nbytes)
                 end = max(arrival - G * nbytes, shm_rx[r]) + G * nbytes
                 shm_rx[r] = end
-                t = max(t, end) + o
+                t = max(t, end) + least_o(r, ev, o, True)
                 continue
             nbytes = key
             L, o, g, G = par(net, nbytes)
@@ -173,7 +176,7 @@ def reference_replay(streams, net, host=None, node_of=None, local=None):
             else:  # both ways at once: what of it overlaps the link's own sending costs `extra` more
                 end += extra * max(0.0, min(end, tx[lk]) - max(end - held, tx_from[lk]))
             rx[lk] = end
-            t = max(t, end) + least_o(r, ev, o)
+            t = max(t, end) + least_o(r, ev, o, False)
         clock[r] = t
         return True
 

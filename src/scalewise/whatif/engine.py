@@ -49,7 +49,7 @@ class _Templates(C.Structure):
 
 class _Placement(C.Structure):
     _fields_ = [("node_of", _P), ("local", C.POINTER(_Network)), ("compute_scale", _P), ("host_o", _P),
-                ("irecv_cost", _P)]
+                ("irecv_cost", _P), ("host_inside", _I)]
 
 
 class _Result(C.Structure):
@@ -173,8 +173,8 @@ class Decoded:
         """Replay on ``net``; ``cost`` is each signature's measured per-call seconds.  With ``node_of`` (a node
         per rank), messages between ranks of one node are costed with ``local`` (shared memory).  With
         ``compute_scale`` (a factor per rank), each rank's recorded compute is multiplied by its factor.
-        With ``host`` (the traced run's host costs, hostcost.py), each rank's own messages to or from
-        another node cost at least its host cost per message.  A deadlock raises."""
+        With ``host`` (the traced run's host costs, hostcost.py), each rank's own messages cost at least its
+        host cost per message where it was measured: inside a node (``host.inside``) or between nodes.  A deadlock raises."""
         keep = []
         c_net = _network(net, keep)
         place = None
@@ -197,6 +197,7 @@ class Decoded:
             keep.extend((per_message, irecv))
             place = place or _Placement()
             place.host_o, place.irecv_cost = _ptr(per_message), _ptr(irecv)
+            place.host_inside = int(host.inside)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         arrays = [_i64(tpl.first), _i64(tpl.size), cost, _i64(tpl.start),
                   np.ascontiguousarray(tpl.op, dtype=np.uint8), np.ascontiguousarray(tpl.peer, dtype=np.int32),

@@ -16,7 +16,13 @@ receive, free in the model, costs its own mean per call.
 
 It is host work of the transport the trace was recorded on, so it applies to
 a network calibrated with the trace's library (a network file's
-``library``), never to a preset (docs/whatif.md).
+``library``), never to a preset (docs/whatif.md), and only where the run
+measured it: a trace recorded with every rank on one node measured its
+transport inside a node (MPICH's UCX over TCP took 39-82 ms of `MPI_Isend`
+in sem there, where the local channel's `o` makes 1.5 us a message) and
+nothing between nodes; a trace recorded across nodes measured the messages
+between nodes (any inside a node are mixed into the same mean), so there the
+replay charges it between nodes only.
 """
 
 from __future__ import annotations
@@ -38,10 +44,13 @@ NONBLOCKING_RECV = "MPI_Irecv"
 @dataclass(frozen=True)
 class HostCosts:
     """Per rank, seconds: ``per_message``, the least CPU time each of the rank's messages costs at its end;
-    ``irecv``, what posting a non-blocking receive costs."""
+    ``irecv``, what posting a non-blocking receive costs.  ``inside``: measured with every rank on one
+    node, so they cost the messages inside a node (and none between nodes); else the messages between
+    nodes (and none inside one)."""
 
     per_message: np.ndarray
     irecv: np.ndarray
+    inside: bool = False
 
     def __post_init__(self):
         for name, a in (("per message", self.per_message), ("irecv", self.irecv)):
@@ -59,11 +68,20 @@ def _mean_per_call(profile: Profile, names: tuple[str, ...], nranks: int) -> np.
     return out
 
 
+def on_one_node(profile) -> bool:
+    """Whether the run (a Profile, or a log's plain rows) had more than one rank, all on one host."""
+    ranks = profile.ranks
+    hosts = [r.get("host") for r in ranks] if isinstance(ranks, list) else (
+        ranks["host"].tolist() if "host" in ranks else [])
+    return len(hosts) > 1 and None not in hosts and len(set(hosts)) == 1
+
+
 def host_costs(profile: Profile, nranks: int) -> HostCosts:
     """Each rank's host costs from ``profile``, the traced run's own log: the mean time per call of its
-    non-blocking sends, and of its non-blocking receives' posts (0 for a rank that made none)."""
+    non-blocking sends, and of its non-blocking receives' posts (0 for a rank that made none); inside a
+    node if the run had every rank on one node."""
     return HostCosts(_mean_per_call(profile, NONBLOCKING_SENDS, nranks),
-                     _mean_per_call(profile, (NONBLOCKING_RECV,), nranks))
+                     _mean_per_call(profile, (NONBLOCKING_RECV,), nranks), on_one_node(profile))
 
 
 def applies(net: Network, library: str) -> bool:
