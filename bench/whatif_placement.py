@@ -29,7 +29,8 @@ control, what the runs' own differences make of a prediction with no change of p
 inside a node with its 2 ranks on one emulated node as the cluster launches them, not on this host: Debian's
 MPICH 4.0 has no shared memory of its own there (UCX kept to TCP on the nodes), and the host's calibration
 measures UCX's shared memory, which no run on the nodes uses.  Beside each placement: the replay with the
-traced run's host cost per message, as `scalewise whatif` replays it.
+traced run's host cost per message, as `scalewise whatif` replays it.  The one-node trace against its own
+run is replayed with that run's host cost, inside the node where it was measured (and printed without it).
 """
 
 from __future__ import annotations
@@ -155,16 +156,23 @@ def cells(a, flavour: str, runs: dict, link, shm) -> list[dict]:
     out = []
     for app in a.apps:
         recorded = runs[(flavour, HERE, app)]
-        own, alone = [], []
+        own, alone, no_host = [], [], []
         for log, trace in recorded:
-            [p] = replay(read_trace(trace), [shm], library=flavour, ranks_per_node=a.ranks, local=shm)
-            w = compare([p], read_profile(log))
+            tr, prof = read_trace(trace), read_profile(log)
+            on_node = dict(library=flavour, ranks_per_node=a.ranks, local=shm)
+            # as `scalewise whatif` replays it: the run's host cost, a one-node run's, inside the node
+            [p] = replay(tr, [shm], **on_node, host=host_costs(prof, tr.nranks))
+            w = compare([p], prof)
             own.append((against_measured(w).iloc[0], w))
             alone.append(p.wall_time)
+            [plain] = replay(tr, [shm], **on_node)
+            no_host.append(plain.wall_time / float(w.summary.iloc[0]["wall_time"]) - 1)
         for k, (_, w) in enumerate(own):
             if a.by_function:
                 print(f"{flavour} {app} {HERE} (its own run) round {k + 1}, replayed less measured, ms: "
                       f"{by_function(w)}", flush=True)
+        print(f"{flavour} {app} {HERE}, its own run without the host cost inside the node: {pct(no_host)}",
+              flush=True)
         e, w = sorted(own, key=lambda r: r[0]["wall_change"])[len(own) // 2]
         walls = [float(r[1].summary.iloc[0]["wall_time"]) for r in own]
         next_run = [alone[k] / walls[(k + 1) % len(walls)] - 1 for k in range(len(walls))]
