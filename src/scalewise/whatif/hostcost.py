@@ -25,9 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+from scalewise.analysis.run.plainsum import group_sums
 from scalewise.errors import ScalewiseError
-from scalewise.model.profile import Profile
+from scalewise.logfile.plain import PlainLog
 from scalewise.whatif.network import Network
+
+if TYPE_CHECKING:
+    from scalewise.model.profile import Profile
 
 # The calls the trace records as a non-blocking post and nothing else (MPI_Sendrecv also waits: its time
 # is not a post's).
@@ -50,6 +56,7 @@ class HostCosts:
 
 
 def _mean_per_call(profile: Profile, names: tuple[str, ...], nranks: int) -> np.ndarray:
+    """Per rank, the time of its calls of ``names`` over their number, from a Profile's frames."""
     f = profile.functions
     rows = f[f["function"].isin(names) & (f["rank"] >= 0) & (f["rank"] < nranks)]
     by_rank = rows.groupby("rank")[["time", "calls"]].sum()
@@ -59,11 +66,28 @@ def _mean_per_call(profile: Profile, names: tuple[str, ...], nranks: int) -> np.
     return out
 
 
-def host_costs(profile: Profile, nranks: int) -> HostCosts:
-    """Each rank's host costs from ``profile``, the traced run's own log: the mean time per call of its
-    non-blocking sends, and of its non-blocking receives' posts (0 for a rank that made none)."""
-    return HostCosts(_mean_per_call(profile, NONBLOCKING_SENDS, nranks),
-                     _mean_per_call(profile, (NONBLOCKING_RECV,), nranks))
+def _plain_mean_per_call(log: PlainLog, names: tuple[str, ...], nranks: int) -> np.ndarray:
+    """:func:`_mean_per_call` from a log's plain rows: each rank's times added in the order pandas'
+    group sum adds them (analysis/run/plainsum.py), so the two give the same bits."""
+    rows = [r for r in log.functions if r[1] in names and 0 <= r[0] < nranks]  # FUNCTION_COLUMNS: rank, function, ...
+    ranks = [int(r[0]) for r in rows]
+    times = group_sums(ranks, [float(r[4]) for r in rows])
+    calls: dict[int, int] = {}
+    for rank, r in zip(ranks, rows):
+        calls[rank] = calls.get(rank, 0) + int(r[3])
+    out = np.zeros(nranks, dtype=np.float64)
+    for rank, n in calls.items():
+        if n > 0:
+            out[rank] = times[rank] / n
+    return out
+
+
+def host_costs(profile: Profile | PlainLog, nranks: int) -> HostCosts:
+    """Each rank's host costs from ``profile``, the traced run's own log (its frames, or its plain rows):
+    the mean time per call of its non-blocking sends, and of its non-blocking receives' posts (0 for a
+    rank that made none)."""
+    mean = _plain_mean_per_call if isinstance(profile, PlainLog) else _mean_per_call
+    return HostCosts(mean(profile, NONBLOCKING_SENDS, nranks), mean(profile, (NONBLOCKING_RECV,), nranks))
 
 
 def applies(net: Network, library: str) -> bool:
