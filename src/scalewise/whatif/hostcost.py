@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 
 from scalewise.analysis.run.plainsum import group_sums
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.plain import PlainLog
 from scalewise.whatif.network import Network
 
 if TYPE_CHECKING:
+    from scalewise.logfile.plain import PlainLog
     from scalewise.model.profile import Profile
 
 # The calls the trace records as a non-blocking post and nothing else (MPI_Sendrecv also waits: its time
@@ -86,7 +86,8 @@ def host_costs(profile: Profile | PlainLog, nranks: int) -> HostCosts:
     """Each rank's host costs from ``profile``, the traced run's own log (its frames, or its plain rows):
     the mean time per call of its non-blocking sends, and of its non-blocking receives' posts (0 for a
     rank that made none)."""
-    mean = _plain_mean_per_call if isinstance(profile, PlainLog) else _mean_per_call
+    plain = isinstance(profile.functions, list)  # a PlainLog's rows (a Profile's are a frame)
+    mean = _plain_mean_per_call if plain else _mean_per_call
     return HostCosts(mean(profile, NONBLOCKING_SENDS, nranks), mean(profile, (NONBLOCKING_RECV,), nranks))
 
 

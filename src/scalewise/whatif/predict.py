@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.plain import PlainLog, read_plain
 from scalewise.logfile.tracefile import find_trace, read_trace
 from scalewise.whatif.api import Prediction, replay
 from scalewise.whatif.collectives import assumption, rules_of
@@ -19,6 +18,7 @@ from scalewise.whatif.results import (MEASURED, changes, distinct_sources, measu
                                       source_row)
 
 if TYPE_CHECKING:
+    from scalewise.logfile.plain import PlainLog
     from scalewise.whatif.compare import WhatIf
 
 
@@ -90,6 +90,12 @@ def distinct_names(nets: list[Network], given: list[str]) -> None:
         seen[net.name] = source
 
 
+def _read_log(path: Path) -> PlainLog:
+    from scalewise.logfile.plain import read_plain  # the log reader's imports, only for a trace with a log
+
+    return read_plain(path)
+
+
 def predict(source: Path, names: list[str], library: str | None = None, measured: Path | None = None,
             ranks_per_node: int | None = None, placement: str = "slot", local: str | None = None) -> Predicted:
     """Replay the trace ``source`` names (a .swtrace, its .swlog or their run directory) on the networks
@@ -111,10 +117,10 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     trace = find_trace(source)
     tr = read_trace(trace)
     log = measured_log(trace, measured)
-    profile = read_plain(log) if log else None
+    profile = _read_log(log) if log else None
     library = library or (library_of(profile) if profile is not None else "openmpi")
     own = trace.with_suffix(".swlog")  # the traced run's own log: its host cost per message (hostcost.py)
-    host = host_costs(profile if log == own else read_plain(own), tr.nranks) if own.is_file() else None
+    host = host_costs(profile if log == own else _read_log(own), tr.nranks) if own.is_file() else None
     where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local, "host": host}
     predictions = replay(tr, nets, library=library, **where)
     same_compute = None

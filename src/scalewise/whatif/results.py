@@ -11,11 +11,14 @@ the same bytes).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.plain import PlainLog
+
+if TYPE_CHECKING:
+    from scalewise.logfile.plain import PlainLog
 
 SECONDS_PER_DAY = 86400.0
 MEASURED = "measured"
