@@ -2,7 +2,9 @@
 """CPU seconds of the whole `scalewise whatif` command, this checkout's Python against another
 checkout's (``--before DIR``: its ``src``, e.g. from ``git archive``), alternating A B A B in one session,
 on each trace given; the engine is the same library (this checkout's build) on both sides, and both
-sides' output must be the same bytes.
+sides' output must be the same bytes.  Each side runs once untimed first (the trace in the page cache,
+and the modules' bytecode written, unless PYTHONDONTWRITEBYTECODE is set: then every run compiles
+scalewise's modules from source, as the line printed first says).
 
 usage: whatif_cost.py --before /tmp/before TRACE... [--rounds 5] [--network gige,ideal] [--json]
 """
@@ -40,11 +42,13 @@ def main() -> int:
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     base.setdefault("SCALEWISE_BUILD", str(ROOT / "build"))  # one engine for both sides
     sides = {"before": {**base, "PYTHONPATH": str(Path(a.before) / "src")}, "this": base}
+    cached = "not written (PYTHONDONTWRITEBYTECODE)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "cached"
+    print(f"bytecode of the modules: {cached}")
     print(f"{'trace':40} {'side':6} {'CPU s, each round':>40} {'median':>7}")
     for trace in a.traces:
         argv = [str(SCALEWISE), "whatif", trace, "--network", a.network, *(["--json"] if a.json else [])]
         cpu: dict[str, list[float]] = {s: [] for s in sides}
-        outputs = set()
+        outputs = {timed(argv, env)[1] for env in sides.values()}  # untimed: warm the caches
         for _ in range(a.rounds):
             for side, env in sides.items():
                 seconds, out = timed(argv, env)
