@@ -22,10 +22,9 @@ a network calibrated with the trace's library (a network file's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from typing import TYPE_CHECKING
 
 from scalewise.analysis.run.plainsum import group_sums
 from scalewise.errors import ScalewiseError
