@@ -33,6 +33,10 @@ ROWS = {
     "lean, without rich": "import scalewise.logfile.plain, scalewise.analysis.run.plain",
     "launch package (scalewise.launch)": "import scalewise.launch",
     "scalewise run's command (cli.run)": "import scalewise.cli.run",
+    "whatif command (predict, table)": "import scalewise.cli.whatif, scalewise.whatif.predict, "
+                                       "scalewise.report.whatif.table",
+    "whatif page (frames, figures)": "import scalewise.whatif.compare, scalewise.logfile.reader, "
+                                     "scalewise.report.whatif.html",
 }
 
 

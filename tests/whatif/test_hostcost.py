@@ -152,3 +152,11 @@ def test_host_costs_are_inside_a_node_when_the_run_had_one_node():
     assert not host_costs(_on_hosts(["n1", "n2"]), 2).inside
     assert not host_costs(_on_hosts(["n1"]), 1).inside  # one rank: no message inside a node measured
     assert not host_costs(_profile([(0, "MPI_Isend", 10, 1e-4)]), 3).inside  # hosts not in the log
+
+
+def test_one_node_is_read_from_a_logs_plain_rows_too():
+    from types import SimpleNamespace
+
+    from scalewise.whatif.hostcost import on_one_node
+    assert on_one_node(SimpleNamespace(ranks=[{"rank": 0, "host": "n1"}, {"rank": 1, "host": "n1"}]))
+    assert not on_one_node(SimpleNamespace(ranks=[{"rank": 0, "host": "n1"}, {"rank": 1, "host": "n2"}]))

@@ -48,15 +48,15 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     if as_json:
         echo_json(p.to_json_dict())
     else:
-        from scalewise.report.whatif.html import terminal_table  # the page's module loads matplotlib: not for --json
+        from scalewise.report.whatif.table import summary_rows, terminal_table  # no matplotlib: the page's
 
-        console().print(terminal_table(p.whatif))
-        if p.whatif.capped:
+        console().print(terminal_table(p.library, summary_rows(p.summary, p.changes)))
+        if p.capped:
             click.echo("note: the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS); "
                        "the prediction covers the recorded part only")
         if p.to_json_dict()["assumption"]:
             click.echo(f"note: {p.to_json_dict()['assumption']}")
-        if p.profile is not None:
+        if p.measured is not None:
             click.echo("note: the change against the measured run is the prediction's error only for the "
                        "network the run was measured on")
     for n in p.doubted:
@@ -64,4 +64,4 @@ def whatif(source: Path, networks: str, library: str | None, measured: Path | No
     if output:
         from scalewise.report.whatif.html import write_whatif_page
 
-        click.echo(f"page: {write_whatif_page(p.whatif, str(p.trace), output)}", err=as_json)
+        click.echo(f"page: {write_whatif_page(p.frames(), str(p.trace), output)}", err=as_json)

@@ -1,11 +1,13 @@
-"""Replay a trace on one or more networks and return pandas frames."""
+"""Replay a trace on one or more networks: each network's times per rank and per MPI function, as arrays
+(and as pandas frames when asked: pandas is imported then, never by the replay itself)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scalewise.errors import ScalewiseError
 from scalewise.whatif import engine, templates
@@ -14,28 +16,65 @@ from scalewise.whatif.network import Network, network
 from scalewise.whatif.trace import Trace, category
 from scalewise.logfile.tracefile import image_of
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 @dataclass
 class Prediction:
     """One network's replay of one trace.
 
-    ``ranks``: one row per rank (finish, compute and mpi seconds);
-    ``functions``: ranks x MPI functions, seconds inside each."""
+    ``finish``, ``compute``: per rank, seconds; ``func_time``: ranks x ``function_names``, seconds inside
+    each; as frames, ``ranks`` (one row per rank: finish, compute and mpi seconds) and ``functions``
+    (ranks x MPI functions)."""
 
     network: str
     library: str
-    ranks: pd.DataFrame
-    functions: pd.DataFrame
+    finish: np.ndarray
+    compute: np.ndarray
+    func_time: np.ndarray
+    function_names: list[str]
+
+    @cached_property
+    def mpi(self) -> np.ndarray:
+        """Per rank, seconds inside MPI."""
+        return self.func_time.sum(axis=1) if self.function_names else np.zeros(len(self.finish))
+
+    @cached_property
+    def ranks(self) -> pd.DataFrame:
+        import pandas as pd
+
+        ranks = pd.DataFrame({"finish": self.finish, "compute": self.compute, "mpi": self.mpi})
+        ranks.index.name = "rank"
+        return ranks
+
+    @cached_property
+    def functions(self) -> pd.DataFrame:
+        import pandas as pd
+
+        funcs = pd.DataFrame(self.func_time, columns=self.function_names)
+        funcs.index.name = "rank"
+        return funcs
 
     @property
     def wall_time(self) -> float:
-        return float(self.ranks["finish"].max()) if len(self.ranks) else 0.0
+        return float(self.finish.max()) if len(self.finish) else 0.0
+
+    @property
+    def compute_total(self) -> float:
+        """Compute seconds summed over ranks (numpy's sum, as the ranks frame's)."""
+        return float(np.sum(self.compute))
+
+    @property
+    def mpi_total(self) -> float:
+        """MPI seconds summed over ranks."""
+        return float(np.sum(self.mpi))
 
     @property
     def mpi_share(self) -> float:
         """MPI time over the time every rank spent (finish summed)."""
-        total = float(self.ranks["finish"].sum())
-        return float(self.ranks["mpi"].sum()) / total if total else 0.0
+        total = float(np.sum(self.finish))
+        return self.mpi_total / total if total else 0.0
 
     def by_kind(self) -> pd.Series:
         """Seconds in MPI summed over ranks: point-to-point, wait, collective, other."""
@@ -43,8 +82,7 @@ class Prediction:
 
     def totals(self) -> dict[str, float]:
         return {"network": self.network, "library": self.library, "wall_time": self.wall_time,
-                "mpi_share": self.mpi_share, "compute": float(self.ranks["compute"].sum()),
-                "mpi": float(self.ranks["mpi"].sum())}
+                "mpi_share": self.mpi_share, "compute": self.compute_total, "mpi": self.mpi_total}
 
 
 def decode(trace: Trace) -> engine.Decoded:
@@ -101,10 +139,5 @@ def replay(trace: Trace, networks: str | Network | list[str | Network], library:
             model = net if isinstance(net, Network) else network(net)
             res = decoded.run(tpl, templates.costs(decoded, functions, tpl, model, library), model, node_of, shm,
                               compute_scale, host if host is not None and applies(model, library) else None)
-            funcs = pd.DataFrame(res.func_time, columns=functions)
-            funcs.index.name = "rank"
-            ranks = pd.DataFrame({"finish": res.finish, "compute": res.compute,
-                                  "mpi": res.func_time.sum(axis=1) if functions else np.zeros(len(res.finish))})
-            ranks.index.name = "rank"
-            out.append(Prediction(model.name, library, ranks, funcs))
+            out.append(Prediction(model.name, library, res.finish, res.compute, res.func_time, functions))
     return out

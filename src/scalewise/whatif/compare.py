@@ -1,4 +1,5 @@
-"""Measured and predicted side by side: the tables `scalewise whatif` prints and draws.
+"""Measured and predicted side by side as pandas frames: what the what-if page draws, and the
+library's comparison (the numbers `scalewise whatif` prints come from the same rows, results.py).
 
 A column per source: ``measured`` (the job log recorded with the trace, when
 there is one) and one per network replayed.  Times are seconds; the MPI
@@ -15,9 +16,8 @@ import pandas as pd
 from scalewise.errors import ScalewiseError
 from scalewise.model import Profile
 from scalewise.whatif.api import Prediction
-
-SECONDS_PER_DAY = 86400.0
-MEASURED = "measured"
+from scalewise.whatif.results import (CHANGE_COLUMNS, MEASURED, OUTSIDE_WINDOW, SAME_COMPUTE_COLUMNS, changes, distinct_sources,
+                                       source_row)
 
 
 @dataclass(frozen=True)
@@ -40,19 +40,12 @@ class WhatIf:
         return [s for s in self.summary.index if s != MEASURED]
 
 
-def _row(wall: float, compute: float, mpi: float) -> dict[str, float]:
-    spent = compute + mpi
-    return {"wall_time": wall, "jobs_per_day": SECONDS_PER_DAY / wall if wall > 0 else float("inf"),
-            "mpi_share": mpi / spent if spent else 0.0, "compute": compute, "mpi": mpi}
-
-
 def _measured(profile: Profile) -> tuple[dict[str, float], pd.Series, pd.DataFrame]:
     r = profile.ranks
-    # The measured window runs from MPI_Init's return to MPI_Finalize: those two calls are outside it.
-    f = profile.functions[~profile.functions["function"].isin(("MPI_Init", "MPI_Init_thread", "MPI_Finalize"))]
+    f = profile.functions[~profile.functions["function"].isin(OUTSIDE_WINDOW)]
     per_func = f.groupby("function")["time"].sum()
     ranks = pd.DataFrame({"rank": r["rank"].astype(int), "compute": r["wall"] - r["mpi_time"], "mpi": r["mpi_time"]})
-    return _row(float(r["wall"].max()), float(ranks["compute"].sum()), float(ranks["mpi"].sum())), per_func, ranks
+    return source_row(float(r["wall"].max()), float(ranks["compute"].sum()), float(ranks["mpi"].sum())), per_func, ranks
 
 
 def measured_compute_scale(measured: Profile, predicted: Prediction) -> np.ndarray:
@@ -70,16 +63,13 @@ def compare(predictions: list[Prediction], measured: Profile | None = None, capp
             same_compute: list[Prediction] | None = None) -> WhatIf:
     """The side-by-side tables of ``predictions`` (one trace, several networks) and the measured run;
     ``same_compute``: the same replays with the measured run's compute (measured_compute_scale)."""
-    names = [p.network for p in predictions]
-    twice = sorted({n for n in names if names.count(n) > 1 or n == MEASURED})
-    if twice:
-        raise ScalewiseError(f"two sources named {', '.join(repr(n) for n in twice)}: give each network its own name")
+    distinct_sources([p.network for p in predictions])
     rows, funcs, ranks = {}, {}, []
     if measured is not None:
         rows[MEASURED], funcs[MEASURED], mr = _measured(measured)
         ranks.append(mr.assign(source=MEASURED))
     for p in predictions:
-        rows[p.network] = _row(p.wall_time, float(p.ranks["compute"].sum()), float(p.ranks["mpi"].sum()))
+        rows[p.network] = source_row(p.wall_time, p.compute_total, p.mpi_total)
         funcs[p.network] = p.functions.sum()
         ranks.append(pd.DataFrame({"rank": p.ranks.index.astype(int), "compute": p.ranks["compute"].to_numpy(),
                                    "mpi": p.ranks["mpi"].to_numpy(), "source": p.network}))
@@ -92,35 +82,18 @@ def compare(predictions: list[Prediction], measured: Profile | None = None, capp
     library = predictions[0].library if predictions else ""
     rescaled = None
     if same_compute:
-        rescaled = pd.DataFrame.from_dict({p.network: _row(p.wall_time, float(p.ranks["compute"].sum()),
-                                                           float(p.ranks["mpi"].sum())) for p in same_compute},
-                                          orient="index")
+        rescaled = pd.DataFrame.from_dict({p.network: source_row(p.wall_time, p.compute_total, p.mpi_total)
+                                           for p in same_compute}, orient="index")
     return WhatIf(library, summary, functions, pd.concat(ranks, ignore_index=True), capped, rescaled)
 
 
 def against_measured(w: WhatIf) -> pd.DataFrame:
-    """Per network: predicted wall time over the measured run's, less 1, and the MPI share's
-    difference (points).  A change, not an error: it is the prediction's error only for the
-    network the run was measured on (the accuracy benches compare exactly that).
-
-    ``compute_change`` is the traced run's compute over the measured run's, less 1: the replay
-    keeps the trace's compute, so a run recorded in a slow spell of the machine is predicted slow
-    whatever the network; this column tells that part of an error from the network model's.
-    When the measured run is another run, ``wall_change_same_compute`` and
-    ``mpi_share_points_same_compute`` are the same changes for the replay given each rank's measured
-    compute: what is left is the network model's part alone."""
-    columns = ["wall_change", "mpi_share_points", "compute_change"]
-    if w.same_compute is not None:
-        columns += ["wall_change_same_compute", "mpi_share_points_same_compute"]
-    if MEASURED not in w.summary.index:
+    """Per network, the changes against the measured run (results.changes) as a frame."""
+    columns = CHANGE_COLUMNS + (SAME_COMPUTE_COLUMNS if w.same_compute is not None else [])
+    same = None if w.same_compute is None else w.same_compute.to_dict("index")
+    rows = changes(w.summary.to_dict("index"), same)
+    if not rows:
         return pd.DataFrame(columns=columns)
-    m = w.summary.loc[MEASURED]
-    s = w.summary.drop(index=MEASURED)
-    out = pd.DataFrame({"wall_change": s["wall_time"] / m["wall_time"] - 1,
-                        "mpi_share_points": (s["mpi_share"] - m["mpi_share"]) * 100,
-                        "compute_change": s["compute"] / m["compute"] - 1 if m["compute"] else 0.0})
-    if w.same_compute is not None:
-        r = w.same_compute.reindex(s.index)
-        out["wall_change_same_compute"] = r["wall_time"] / m["wall_time"] - 1
-        out["mpi_share_points_same_compute"] = (r["mpi_share"] - m["mpi_share"]) * 100
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+    out.index.name = "source"
     return out

@@ -28,12 +28,17 @@ replay charges it between nodes only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scalewise.analysis.run.plainsum import group_sums
 from scalewise.errors import ScalewiseError
-from scalewise.model.profile import Profile
 from scalewise.whatif.network import Network
+
+if TYPE_CHECKING:
+    from scalewise.logfile.plain import PlainLog
+    from scalewise.model.profile import Profile
 
 # The calls the trace records as a non-blocking post and nothing else (MPI_Sendrecv also waits: its time
 # is not a post's).
@@ -59,6 +64,7 @@ class HostCosts:
 
 
 def _mean_per_call(profile: Profile, names: tuple[str, ...], nranks: int) -> np.ndarray:
+    """Per rank, the time of its calls of ``names`` over their number, from a Profile's frames."""
     f = profile.functions
     rows = f[f["function"].isin(names) & (f["rank"] >= 0) & (f["rank"] < nranks)]
     by_rank = rows.groupby("rank")[["time", "calls"]].sum()
@@ -76,12 +82,30 @@ def on_one_node(profile) -> bool:
     return len(hosts) > 1 and None not in hosts and len(set(hosts)) == 1
 
 
-def host_costs(profile: Profile, nranks: int) -> HostCosts:
-    """Each rank's host costs from ``profile``, the traced run's own log: the mean time per call of its
-    non-blocking sends, and of its non-blocking receives' posts (0 for a rank that made none); inside a
-    node if the run had every rank on one node."""
-    return HostCosts(_mean_per_call(profile, NONBLOCKING_SENDS, nranks),
-                     _mean_per_call(profile, (NONBLOCKING_RECV,), nranks), on_one_node(profile))
+def _plain_mean_per_call(log: PlainLog, names: tuple[str, ...], nranks: int) -> np.ndarray:
+    """:func:`_mean_per_call` from a log's plain rows: each rank's times added in the order pandas'
+    group sum adds them (analysis/run/plainsum.py), so the two give the same bits."""
+    rows = [r for r in log.functions if r[1] in names and 0 <= r[0] < nranks]  # FUNCTION_COLUMNS: rank, function, ...
+    ranks = [int(r[0]) for r in rows]
+    times = group_sums(ranks, [float(r[4]) for r in rows])
+    calls: dict[int, int] = {}
+    for rank, r in zip(ranks, rows):
+        calls[rank] = calls.get(rank, 0) + int(r[3])
+    out = np.zeros(nranks, dtype=np.float64)
+    for rank, n in calls.items():
+        if n > 0:
+            out[rank] = times[rank] / n
+    return out
+
+
+def host_costs(profile: Profile | PlainLog, nranks: int) -> HostCosts:
+    """Each rank's host costs from ``profile``, the traced run's own log (its frames, or its plain rows):
+    the mean time per call of its non-blocking sends, and of its non-blocking receives' posts (0 for a
+    rank that made none); inside a node if the run had every rank on one node."""
+    plain = isinstance(profile.functions, list)  # a PlainLog's rows (a Profile's are a frame)
+    mean = _plain_mean_per_call if plain else _mean_per_call
+    return HostCosts(mean(profile, NONBLOCKING_SENDS, nranks), mean(profile, (NONBLOCKING_RECV,), nranks),
+                     on_one_node(profile))
 
 
 def applies(net: Network, library: str) -> bool:

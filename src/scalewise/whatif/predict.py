@@ -3,38 +3,73 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scalewise.errors import ScalewiseError
-from scalewise.logfile.reader import read_profile
 from scalewise.logfile.tracefile import find_trace, read_trace
-from scalewise.model import Profile
-from scalewise.whatif.api import replay
-from scalewise.whatif.hostcost import host_costs
-from scalewise.whatif.compare import WhatIf, against_measured, compare, measured_compute_scale
-from scalewise.whatif.network import Network, network
+from scalewise.whatif.api import Prediction, replay
 from scalewise.whatif.collectives import assumption, rules_of
-from scalewise.whatif.traced_pop import library_of
+from scalewise.whatif.hostcost import host_costs
+from scalewise.whatif.library import library_of
+from scalewise.whatif.network import Network, network
+from scalewise.whatif.results import (MEASURED, changes, distinct_sources, measured_compute_scale, measured_row,
+                                      source_row)
+
+if TYPE_CHECKING:
+    from scalewise.logfile.plain import PlainLog
+    from scalewise.whatif.compare import WhatIf
 
 
 @dataclass(frozen=True)
 class Predicted:
-    """The trace replayed, the log it is set beside (None without one) and the comparison."""
+    """The trace replayed, the log it is set beside (None without one, else its plain rows in ``measured``)
+    and the comparison: ``summary``, a row per source (results.source_row), and ``same_compute``, a row per
+    network replayed with the measured run's compute (None unless the measured run is another run)."""
 
     trace: Path
     log: Path | None
-    profile: Profile | None
-    whatif: WhatIf
+    measured: PlainLog | None
+    library: str
+    capped: bool
+    predictions: list[Prediction]
+    same_predictions: list[Prediction] | None
     doubted: list[Network]  # networks whose calibration doubts itself
+
+    @cached_property
+    def summary(self) -> dict[str, dict[str, float]]:
+        rows = {MEASURED: measured_row(self.measured)} if self.measured is not None else {}
+        rows.update({p.network: source_row(p.wall_time, p.compute_total, p.mpi_total) for p in self.predictions})
+        return rows
+
+    @cached_property
+    def same_compute(self) -> dict[str, dict[str, float]] | None:
+        if not self.same_predictions:
+            return None
+        return {p.network: source_row(p.wall_time, p.compute_total, p.mpi_total) for p in self.same_predictions}
+
+    @cached_property
+    def changes(self) -> dict[str, dict[str, float]]:
+        """Per network, the changes against the measured run (results.changes; empty without one)."""
+        return changes(self.summary, self.same_compute)
 
     def to_json_dict(self) -> dict:
         """What ``scalewise whatif --json`` prints (docs/json-schema.md)."""
-        w = self.whatif
-        return {"library": w.library, "trace": str(self.trace), "measured": str(self.log) if self.log else None,
-                "capped": w.capped, "summary": w.summary.reset_index().to_dict("records"),
-                "vs_measured": against_measured(w).reset_index(names="source").to_dict("records"),
-                "doubts": {n.name: n.doubts for n in self.doubted}, "rules": rules_of(w.library),
-                "assumption": assumption(w.library)}
+        return {"library": self.library, "trace": str(self.trace), "measured": str(self.log) if self.log else None,
+                "capped": self.capped, "summary": [{"source": k, **v} for k, v in self.summary.items()],
+                "vs_measured": [{"source": k, **v} for k, v in self.changes.items()],
+                "doubts": {n.name: n.doubts for n in self.doubted}, "rules": rules_of(self.library),
+                "assumption": assumption(self.library)}
+
+    def frames(self) -> WhatIf:
+        """The comparison as pandas frames (compare.py), for the page: the measured run's log is read
+        again, into a Profile."""
+        from scalewise.logfile.reader import read_profile
+        from scalewise.whatif.compare import compare
+
+        profile = read_profile(self.log) if self.log is not None else None
+        return compare(self.predictions, profile, self.capped, self.same_predictions)
 
 
 def measured_log(trace: Path, given: Path | None) -> Path | None:
@@ -53,6 +88,12 @@ def distinct_names(nets: list[Network], given: list[str]) -> None:
             raise ScalewiseError(f"--network: {seen[net.name]} and {source} are both named '{net.name}'; "
                                  "rename one (its 'name:' line, or calibrate --name)")
         seen[net.name] = source
+
+
+def _read_log(path: Path) -> PlainLog:
+    from scalewise.logfile.plain import read_plain  # the log reader's imports, only for a trace with a log
+
+    return read_plain(path)
 
 
 def predict(source: Path, names: list[str], library: str | None = None, measured: Path | None = None,
@@ -76,10 +117,10 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
     trace = find_trace(source)
     tr = read_trace(trace)
     log = measured_log(trace, measured)
-    profile = read_profile(log) if log else None
+    profile = _read_log(log) if log else None
     library = library or (library_of(profile) if profile is not None else "openmpi")
     own = trace.with_suffix(".swlog")  # the traced run's own log: its host cost per message (hostcost.py)
-    host = host_costs(profile if log == own else read_profile(own), tr.nranks) if own.is_file() else None
+    host = host_costs(profile if log == own else _read_log(own), tr.nranks) if own.is_file() else None
     where = {"ranks_per_node": ranks_per_node, "placement": placement, "local": local, "host": host}
     predictions = replay(tr, nets, library=library, **where)
     same_compute = None
@@ -87,7 +128,8 @@ def predict(source: Path, names: list[str], library: str | None = None, measured
         # Another run: its compute differs from the trace's by the machine's noise as well as by the
         # network, so the replay is run again with each rank's measured compute (what is left of the
         # change is the network model's).
-        scale = measured_compute_scale(profile, predictions[0])
+        scale = measured_compute_scale(profile, predictions[0].compute)
         same_compute = replay(tr, nets, library=library, compute_scale=scale, **where)
-    w = compare(predictions, profile, tr.capped, same_compute)
-    return Predicted(trace, log, profile, w, [n for n in nets if n.doubts])
+    distinct_sources([p.network for p in predictions])
+    return Predicted(trace, log, profile, library, tr.capped, predictions, same_compute,
+                     [n for n in nets if n.doubts])

@@ -13,25 +13,15 @@ from pathlib import Path
 
 from scalewise.analysis.run.pop_metrics import PopMetrics, pop_metrics, with_ideal_runtime
 from scalewise.errors import ScalewiseError
-from scalewise.launch.mpis import alias_of, identity_from_version
-from scalewise.logfile.meta import mpi_flavour
 from scalewise.logfile.reader import load_log
 from scalewise.logfile.tracefile import find_trace, read_trace
 from scalewise.model.profile import Profile
 from scalewise.model.trace import Trace
 from scalewise.whatif.api import replay
+from scalewise.whatif.library import library_of
 
 CAPPED = ("the trace is capped (a rank reached SCALEWISE_TRACE_MAX_EVENTS), so its replay covers part of the "
           "run only")
-
-
-def library_of(profile: Profile) -> str:
-    """The collective algorithms to replay with: the library the run used, as its log names it (its identity,
-    Debian's two by their short names); Open MPI 4.1's when the log names none."""
-    identity = identity_from_version(str(profile.meta.get("mpi_library") or ""))
-    if identity:
-        return alias_of(identity) or identity
-    return mpi_flavour(profile.meta) or "openmpi"
 
 
 def traced_pop(profile: Profile, trace: Trace, library: str | None = None) -> PopMetrics:
