@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU seconds of the whole `scalewise whatif` command, this checkout's Python against another
-checkout's (``--before DIR``: its ``src``, e.g. from ``git archive``), alternating A B A B in one session,
+checkout's (``--before DIR``: its ``src``, e.g. from ``git archive``), alternating A B A B in one run,
 on each trace given; the engine is the same library (this checkout's build) on both sides, and both
 sides' output must be the same bytes.  Each side runs once untimed first (the trace in the page cache,
 and the modules' bytecode written, unless PYTHONDONTWRITEBYTECODE is set: then every run compiles
