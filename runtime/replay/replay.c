@@ -389,6 +389,14 @@ static int is_local(const engine *e, int32_t a, int32_t b)
     return e->node_of && e->node_of[a] == e->node_of[b];
 }
 
+/* The rank's host cost (host) where the traced run measured it, for a message inside a node (local) or
+ * between nodes; 0 elsewhere: a one-node trace measured the messages inside a node, one recorded across
+ * nodes those between nodes. */
+static inline double host_where(const engine *e, int local, double host)
+{
+    return local == e->host_inside ? host : 0;
+}
+
 /* host: the least CPU time the send costs (0 for a collective's messages). */
 static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t comm, int32_t tag, request *q,
                      double host)
@@ -398,7 +406,7 @@ static int post_send(engine *e, int32_t r, int32_t dst, int64_t nbytes, int32_t 
     rank_state *st = rank_at(e, r);
     double bytes = (double)nbytes;
     int k = range_of(net, bytes);
-    double o = overhead(net, k, local == e->host_inside ? host : 0);
+    double o = overhead(net, k, host_where(e, local, host));
     double start;
     if (local) { /* a copy through shared memory: one after the other, apart from the NIC */
         start = later(st->clock, st->shm_tx_free);
@@ -498,12 +506,12 @@ static int wait_all(engine *e, int32_t r, rank_state *st, const int32_t *slots, 
             double wire = shm->per_byte[k] * bytes;
             double end = later(arrival - wire, st->shm_rx_free) + wire;
             st->shm_rx_free = end;
-            t = later(t, end) + overhead(shm, k, e->host_inside ? host : 0);
+            t = later(t, end) + overhead(shm, k, host_where(e, 1, host));
             continue;
         }
         int k = range_of(net, bytes);
         double end = link_receive(net, lk, arrival, bytes, k);
-        t = later(t, end) + overhead(net, k, e->host_inside ? 0 : host);
+        t = later(t, end) + overhead(net, k, host_where(e, 0, host));
     }
     st->clock = t;
     return 0;
@@ -723,8 +731,8 @@ static int step(engine *e, int32_t r, const sw_row *x)
                            own + x->ref, e->host_o ? e->host_o[r] : 0);
         else if (x->kind == SW_IRECV || x->kind == SW_RECV)
             rc = post_recv(e, r, x->peer, e->tr->key_comm[x->key], e->tr->key_tag[x->key], own + x->ref);
-        if (x->kind == SW_IRECV && e->irecv_cost && is_local(e, r, x->peer) == e->host_inside)
-            st->clock += e->irecv_cost[r]; /* what posting a receive took the traced run */
+        if (x->kind == SW_IRECV && e->irecv_cost) /* what posting a receive took the traced run */
+            st->clock += host_where(e, is_local(e, r, x->peer), e->irecv_cost[r]);
         if (rc)
             return rc;
         st->started = 1;

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scalewise.errors import ScalewiseError
 from scalewise.model import Profile
 from scalewise.whatif.api import Prediction
-from scalewise.whatif.results import (CHANGE_COLUMNS, MEASURED, OUTSIDE_WINDOW, SAME_COMPUTE_COLUMNS, changes, distinct_sources,
-                                       source_row)
+from scalewise.whatif.results import (CHANGE_COLUMNS, MEASURED, OUTSIDE_WINDOW, SAME_COMPUTE_COLUMNS, changes, compute_scale,
+                                       distinct_sources, source_row)
 
 
 @dataclass(frozen=True)
@@ -52,11 +51,7 @@ def measured_compute_scale(measured: Profile, predicted: Prediction) -> np.ndarr
     """Per rank, the measured run's compute over the trace's: the factors that replay the trace with the
     measured run's compute (a rank the trace shows no compute for keeps 1)."""
     _, _, mr = _measured(measured)
-    mine = predicted.ranks["compute"].to_numpy()
-    if len(mr) != len(mine):
-        raise ScalewiseError(f"measured run: {len(mr)} ranks, the trace {len(mine)}; compare runs of one job size")
-    theirs = mr.set_index("rank")["compute"].reindex(range(len(mine))).fillna(0).to_numpy()
-    return np.where(mine > 0, theirs / np.where(mine > 0, mine, 1), 1.0)
+    return compute_scale(mr["rank"].tolist(), mr["compute"].tolist(), predicted.compute)
 
 
 def compare(predictions: list[Prediction], measured: Profile | None = None, capped: bool = False,

@@ -97,16 +97,21 @@ def measured_row(log: PlainLog) -> dict[str, float]:
     return source_row(wall, _sum(compute), _sum(mpi))
 
 
-def measured_compute_scale(log: PlainLog, compute: np.ndarray) -> np.ndarray:
-    """Per rank, the measured run's compute over the trace's (``compute``, the replay's per rank): the
-    factors that replay the trace with the measured run's compute (a rank the trace shows no compute
-    for keeps 1)."""
-    ranks, theirs_of, _ = measured_ranks(log)
+def compute_scale(ranks: list[int], measured: list[float], compute: np.ndarray) -> np.ndarray:
+    """Per rank, the measured run's compute (``measured``, of the ranks numbered ``ranks``) over the trace's
+    (``compute``, the replay's per rank): the factors that replay the trace with the measured run's compute
+    (a rank the trace shows no compute for keeps 1)."""
     if len(ranks) != len(compute):
         raise ScalewiseError(f"measured run: {len(ranks)} ranks, the trace {len(compute)}; "
                              "compare runs of one job size")
     theirs = np.zeros(len(compute), dtype=np.float64)
-    for rank, c in zip(ranks, theirs_of):
-        if 0 <= rank < len(compute) and c == c:  # a rank the log lacks, or a NaN, counts 0 (the frames' fillna)
+    for rank, c in zip(ranks, measured):
+        if 0 <= rank < len(compute) and c == c:  # a rank the log lacks, or a NaN, counts 0
             theirs[rank] = c
     return np.where(compute > 0, theirs / np.where(compute > 0, compute, 1), 1.0)
+
+
+def measured_compute_scale(log: PlainLog, compute: np.ndarray) -> np.ndarray:
+    """compute_scale from a log's plain rows."""
+    ranks, theirs, _ = measured_ranks(log)
+    return compute_scale(ranks, theirs, compute)
